@@ -1,0 +1,17 @@
+#include "base/json.h"
+
+namespace sepp {
+
+Result<Json> ParseJson(std::string_view text) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return Error::Make(std::string("invalid JSON: ") + e.what(), "invalid_json");
+  }
+}
+
+std::string DumpJson(const Json& j, int indent) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace sepp

@@ -1,0 +1,136 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "base/cancel.h"
+#include "base/file.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "base/paths.h"
+#include "base/secrets.h"
+#include "base/strings.h"
+
+namespace sepp {
+namespace {
+
+TEST(Utf8, ValidAndInvalid) {
+  EXPECT_TRUE(IsValidUtf8("héllo ✓ 𝄞"));
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));  // > U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("abc\xE2\x82"));       // truncated
+}
+
+TEST(Utf8, SanitizeReplacesEachBadByte) {
+  EXPECT_EQ(SanitizeUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(SanitizeUtf8("ok ✓"), "ok ✓");
+}
+
+TEST(Utf8, SafePrefixNeverCutsASequence) {
+  std::string s = "a✓";  // 1 + 3 bytes
+  EXPECT_EQ(Utf8SafePrefix(s, 1), 1u);
+  EXPECT_EQ(Utf8SafePrefix(s, 2), 1u);
+  EXPECT_EQ(Utf8SafePrefix(s, 3), 1u);
+  EXPECT_EQ(Utf8SafePrefix(s, 4), 4u);
+}
+
+TEST(Strings, SplitTrimJoin) {
+  EXPECT_EQ(Split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(SplitLines("x\ny\n"), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(Trim("  x y \n"), "x y");
+  EXPECT_EQ(Join({"a", "b"}, ", "), "a, b");
+  EXPECT_EQ(ReplaceAll("aaa", "a", "bb"), "bbbbbb");
+}
+
+TEST(Json, ParseErrorIsAValueNotAThrow) {
+  auto bad = ParseJson("{\"a\": ");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("invalid JSON"), std::string::npos);
+  auto good = ParseJson("{\"a\": 1}");
+  ASSERT_TRUE(good.ok());
+  EXPECT_EQ((*good)["a"], 1);
+}
+
+TEST(Json, DumpSurvivesInvalidUtf8) {
+  Json j = std::string("x\xFFy");
+  EXPECT_EQ(DumpJson(j), "\"x\xEF\xBF\xBDy\"");
+}
+
+TEST(Secrets, NamesThatLookSecret) {
+  EXPECT_TRUE(IsSecretEnvName("ANTHROPIC_API_KEY"));
+  EXPECT_TRUE(IsSecretEnvName("OPENAI_API_KEY"));
+  EXPECT_TRUE(IsSecretEnvName("GITHUB_TOKEN"));
+  EXPECT_TRUE(IsSecretEnvName("AWS_SECRET_ACCESS_KEY"));
+  EXPECT_TRUE(IsSecretEnvName("DB_PASSWORD"));
+  EXPECT_FALSE(IsSecretEnvName("PATH"));
+  EXPECT_FALSE(IsSecretEnvName("HOME"));
+  EXPECT_FALSE(IsSecretEnvName("LANG"));
+}
+
+TEST(Secrets, RedactRemovesRegisteredValues) {
+  RegisterSecret("sk-test-1234567890");
+  RegisterSecret("short");  // too short to register
+  EXPECT_EQ(Redact("key=sk-test-1234567890!"), "key=[REDACTED]!");
+  EXPECT_EQ(Redact("short stays"), "short stays");
+  EXPECT_TRUE(ContainsSecret("xx sk-test-1234567890"));
+}
+
+TEST(Ids, TimeOrderedAndUnique) {
+  std::string a = NewId(), b = NewId();
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_NE(a, b);
+  EXPECT_LE(a.substr(0, 12), b.substr(0, 12));
+  EXPECT_EQ(ShortId().size(), 8u);
+}
+
+TEST(Cancel, CallbacksRunOnceAndLateOnesAtOnce) {
+  CancelToken t;
+  int n = 0;
+  auto r1 = t.OnCancel([&] { ++n; });
+  t.Cancel();
+  t.Cancel();
+  EXPECT_EQ(n, 1);
+  auto r2 = t.OnCancel([&] { ++n; });
+  EXPECT_EQ(n, 2);
+  EXPECT_TRUE(t.cancelled());
+}
+
+TEST(Cancel, UnregisteredCallbackDoesNotRun) {
+  CancelToken t;
+  int n = 0;
+  { auto r = t.OnCancel([&] { ++n; }); }
+  t.Cancel();
+  EXPECT_EQ(n, 0);
+}
+
+TEST(Cancel, ChildFollowsParent) {
+  CancelToken parent;
+  auto child = parent.Child();
+  EXPECT_FALSE(child->cancelled());
+  parent.Cancel();
+  EXPECT_TRUE(child->cancelled());
+}
+
+TEST(File, AtomicWriteThenRead) {
+  auto dir = std::filesystem::temp_directory_path() / ("sepp-base-" + ShortId());
+  auto p = dir / "sub" / "f.txt";
+  ASSERT_TRUE(WriteFileAtomic(p, "hello").ok());
+  auto r = ReadFile(p);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, "hello");
+  auto missing = ReadFile(dir / "nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("No such file"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Paths, ResolveAndDisplay) {
+  EXPECT_EQ(ResolveAgainst("/w", "a/../b").string(), "/w/b");
+  EXPECT_EQ(ResolveAgainst("/w", "/etc/x").string(), "/etc/x");
+  EXPECT_EQ(DisplayPath("/w/src/a.cc", "/w"), "src/a.cc");
+  EXPECT_EQ(DisplayPath("/etc/x", "/w"), "/etc/x");
+}
+
+}  // namespace
+}  // namespace sepp
