@@ -1,0 +1,16 @@
+// The sub-commands of the sepp binary. Each lives in its own file in this
+// folder; main.cc only dispatches. Every command returns the process exit
+// status: 0 done, 1 error, 2 usage, 130 aborted (others as documented).
+#pragma once
+
+namespace sepp::app {
+
+// argv[0] is the sub-command's name ("wasm", "sandbox", ...).
+int RunWasmCommand(int argc, char** argv);     // wasm_command.cc
+int RunSandboxCommand(int argc, char** argv);  // sandbox_command.cc
+int RunDoctorCommand(int argc, char** argv);   // doctor_command.cc
+int RunSessionsCommand(int argc, char** argv); // sessions_command.cc
+// The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
+int RunAgentCommand(int argc, char** argv);    // agent_command.cc
+
+}  // namespace sepp::app

@@ -1,0 +1,37 @@
+// sepp's entry point: dispatches to a sub-command or to the agent.
+//
+// Kept tiny on purpose: `sepp --version` must start in well under 5 ms, so
+// nothing here touches the network, the disk or heavy static state.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "app/commands.h"
+
+namespace {
+
+struct SubCommand {
+  const char* name;
+  int (*run)(int, char**);
+};
+
+constexpr SubCommand kSubCommands[] = {
+    {"wasm", sepp::app::RunWasmCommand},
+    {"sandbox", sepp::app::RunSandboxCommand},
+    {"doctor", sepp::app::RunDoctorCommand},
+    {"sessions", sepp::app::RunSessionsCommand},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V"))) {
+    std::printf("sepp %s\n", SEPP_VERSION);
+    return 0;
+  }
+  if (argc >= 2) {
+    for (const auto& cmd : kSubCommands)
+      if (std::string_view(argv[1]) == cmd.name) return cmd.run(argc - 1, argv + 1);
+  }
+  return sepp::app::RunAgentCommand(argc, argv);
+}
