@@ -1,0 +1,38 @@
+// Policy: what a sandboxed process may do. Data, not code.
+//
+// One Policy is enforced by the launcher (run.h) for every child sepp starts.
+// Built from TOML (policy files, settings) or from an extension's declared
+// capabilities. See docs/policy.md.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sepp::sandbox {
+
+enum class NetMode { kOff, kProxy, kHost };
+
+struct Limits {
+  double timeout_s = 0;         // wall clock; 0 = none
+  uint64_t max_processes = 0;   // 0 = default
+  uint64_t max_memory_bytes = 0;
+  uint64_t max_file_bytes = 0;
+  uint64_t max_open_files = 0;
+};
+
+struct Policy {
+  // When false, the child runs unconfined (only `--sandbox off`, shown loudly).
+  bool enabled = true;
+  std::vector<std::string> read_roots;
+  std::vector<std::string> write_roots;
+  std::vector<std::string> deny_paths;       // masked even inside allowed roots
+  std::vector<std::string> protected_paths;  // read-only inside writable roots
+  NetMode net = NetMode::kOff;
+  std::vector<std::string> allow_domains;    // for kProxy; "*.example.com" allowed
+  std::vector<std::string> env_allow;        // names passed through from sepp's env
+  std::map<std::string, std::string> env_set;
+  Limits limits;
+};
+
+}  // namespace sepp::sandbox

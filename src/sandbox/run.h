@@ -1,0 +1,54 @@
+// Run: the one launcher every child process of sepp goes through.
+//
+// Run() starts argv in its own session and process group, feeds it stdin,
+// streams its output (stdout and stderr interleaved in one pipe, in the order
+// written) to on_output as it arrives, and waits. On timeout, on cancel, or
+// when sepp dies, the whole process tree is killed: nothing outlives Run().
+// The child is confined by policy (see policy.h); its environment is built
+// from the policy's allowlist only, so provider keys never reach it.
+//
+// Blocking; call it from a worker thread. on_output is called on the calling
+// thread and must not throw.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/cancel.h"
+#include "base/result.h"
+#include "sandbox/policy.h"
+
+namespace sepp::sandbox {
+
+struct RunSpec {
+  std::vector<std::string> argv;   // argv[0] is looked up in PATH
+  std::filesystem::path cwd;
+  std::string stdin_data;          // empty: stdin is /dev/null
+  double timeout_s = 0;            // 0: policy.limits.timeout_s, else none
+};
+
+struct RunResult {
+  int exit_code = -1;      // valid when !signaled
+  int term_signal = 0;     // the signal that ended it, if any
+  bool timed_out = false;
+  bool cancelled = false;
+  // Plain-words explanations of what the policy forbade and the command
+  // tried (e.g. "network access is off for this command: ...").
+  std::vector<std::string> denials;
+};
+
+using OutputFn = std::function<void(std::string_view)>;
+
+// Returns an Error only when the command could not be started (or the
+// sandbox refused: kind "sandbox_unavailable"); a command that ran and failed
+// is a RunResult with its exit status.
+Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn& on_output,
+                      CancelToken* cancel);
+
+// The environment a child gets under policy: the allowlisted names taken
+// from sepp's own environment, minus anything secret-looking, plus env_set.
+std::vector<std::string> BuildChildEnv(const Policy& policy);
+
+}  // namespace sepp::sandbox
