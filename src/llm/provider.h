@@ -1,0 +1,82 @@
+// Provider: one LLM API behind one interface.
+//
+// Complete() sends a request and returns the assistant message. With
+// request.stream it calls the sink as text, thinking and tool calls arrive.
+// Retries (429, 529/overloaded, 500-504, dropped connections) happen inside
+// Complete, with backoff and jitter, honouring retry-after; since tools run
+// only after Complete returns, a retried stream can never re-run a tool.
+// Contract: Complete never throws. Failures return an Error whose kind is one
+// of: "auth" (missing key, 401/403), "bad_request" (400, with the provider's
+// message), "not_found" (unknown model), "context_overflow" (prompt too long;
+// the agent compacts and retries), "rate_limit", "overloaded", "server",
+// "unreachable", "timeout", "aborted", "protocol" (malformed response).
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/cancel.h"
+#include "base/json.h"
+#include "base/result.h"
+#include "llm/message.h"
+
+namespace sepp::llm {
+
+struct ToolSpec {
+  std::string name;
+  std::string description;
+  Json parameters;  // JSON Schema of the arguments object
+};
+
+struct Request {
+  std::string model;
+  std::string system;
+  std::vector<Message> messages;
+  std::vector<ToolSpec> tools;
+  int max_tokens = 0;           // 0: the model table's default
+  int thinking_budget = 0;      // 0: no extended thinking
+  bool stream = true;
+};
+
+// Called on the thread running Complete(). Any member may be empty.
+struct StreamSink {
+  std::function<void(std::string_view)> on_text;
+  std::function<void(std::string_view)> on_thinking;
+  // A tool call whose arguments are complete.
+  std::function<void(const ContentBlock&)> on_tool_call;
+  // Before a retry: what failed, attempt number (1-based), delay in seconds.
+  // Text already streamed in the failed attempt will be streamed again.
+  std::function<void(const std::string& why, int attempt, double delay_s)> on_retry;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string name() const = 0;  // "anthropic", "openai", ...
+  virtual Result<Message> Complete(const Request& request, const StreamSink& sink,
+                                   CancelToken* cancel) = 0;
+};
+
+enum class ApiKind { kAnthropic, kOpenAiChat, kOpenAiResponses };
+
+struct ProviderConfig {
+  ApiKind api = ApiKind::kAnthropic;
+  std::string name;      // "anthropic" | "openai" | "openai-responses" | "local"
+  std::string api_key;   // may be empty for local servers
+  std::string base_url;  // e.g. https://api.anthropic.com
+  int max_retries = 4;
+  double connect_timeout_s = 30;
+  double read_timeout_s = 300;
+};
+
+// Reads --provider / SEPP_PROVIDER choice plus ANTHROPIC_API_KEY,
+// OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_BASE_URL from the environment.
+// provider_flag may be empty. Error (kind "auth"/"usage") says exactly which
+// variable to set.
+Result<ProviderConfig> ConfigFromEnvironment(const std::string& provider_flag);
+
+std::unique_ptr<Provider> MakeProvider(const ProviderConfig& config);
+
+}  // namespace sepp::llm

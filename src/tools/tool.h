@@ -1,0 +1,59 @@
+// Tool: what the model can call. A tool validates its own arguments and
+// reports every failure as a result the model can read (is_error), never by
+// throwing. Output is truncated (truncate.h) before it enters the context.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/cancel.h"
+#include "base/json.h"
+#include "sandbox/policy.h"
+
+namespace sepp::tools {
+
+struct ToolContext {
+  std::filesystem::path cwd;                          // the workspace
+  CancelToken* cancel = nullptr;                      // may be null
+  std::function<void(std::string_view)> on_output;    // partial output (bash); may be empty
+  const sandbox::Policy* policy = nullptr;            // null: the built-in default
+};
+
+struct ToolResult {
+  std::string text;        // what the model sees
+  bool is_error = false;
+  bool truncated = false;
+  Json details;            // for front ends (diff, exit code, ...), not the model
+};
+
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual Json parameters() const = 0;  // JSON Schema
+  // Short one-line summary of a call for humans: "read src/main.cpp".
+  virtual std::string Summary(const Json& args) const = 0;
+  // Contract: must not throw; thread-safe (calls run in parallel).
+  virtual ToolResult Run(const Json& args, ToolContext& ctx) = 0;
+};
+
+class ToolRegistry {
+ public:
+  void Add(std::unique_ptr<Tool> tool);
+  Tool* Find(std::string_view name) const;
+  std::vector<Tool*> All() const;
+  // Keeps only the named tools (for sub-agents with a restricted set).
+  void Retain(const std::vector<std::string>& names);
+
+ private:
+  std::vector<std::unique_ptr<Tool>> tools_;
+};
+
+// read, write, edit, bash, ls, find, grep.
+std::unique_ptr<ToolRegistry> MakeBuiltinTools();
+
+}  // namespace sepp::tools
