@@ -1,0 +1,13 @@
+// The built-in policy for the bash tool: read the system and the workspace,
+// write the workspace and a private /tmp, no network, the usual secret
+// locations denied, environment limited to the basics.
+#pragma once
+#include <filesystem>
+
+#include "sandbox/policy.h"
+
+namespace sepp::sandbox {
+
+Policy DefaultToolPolicy(const std::filesystem::path& workspace);
+
+}  // namespace sepp::sandbox
