@@ -7,6 +7,8 @@
 
 namespace sepp::net {
 
+// id is the stream's last event ID at dispatch time (it persists across
+// events until an "id" field changes it).
 struct SseEvent {
   std::string event;  // "message" if the stream gave none
   std::string data;   // data lines joined with '\n'
@@ -22,6 +24,9 @@ class SseParser {
   // Returns true if the stream ended in the middle of an event.
   bool Finish();
 
+  // The last "retry" value the stream sent, in milliseconds; -1 if none.
+  long retry_ms() const { return retry_ms_; }
+
  private:
   void ProcessLine(std::string_view line);
   std::function<void(const SseEvent&)> on_event_;
@@ -29,6 +34,9 @@ class SseParser {
   SseEvent current_;
   bool has_data_ = false;
   bool skip_lf_ = false;
+  bool first_line_ = true;   // a UTF-8 BOM may open the stream
+  std::string last_id_;      // persists across events, as the spec says
+  long retry_ms_ = -1;
 };
 
 }  // namespace sepp::net
