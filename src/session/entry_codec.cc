@@ -1,0 +1,157 @@
+// Record encoding shared by the JSONL and SQLite stores.
+//
+// A record is one JSON object. Entries carry the envelope
+//   {"type":"message","id":"1a2b3c4d","parentId":null|"...","timestamp":"2026-...Z", ...payload}
+// and the session header is
+//   {"type":"session","version":1,"id":..,"cwd":..,"created":..,"parent_session":..,
+//    "provider":..,"model":..}
+// Unknown fields are kept verbatim in Entry::data / SessionHeader::data, so a
+// record read and written again comes out with the same content.
+#include "session/entry_codec.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "base/secrets.h"
+#include "base/strings.h"
+
+namespace sepp::session {
+
+std::string EncodeRecord(const Json& object, std::initializer_list<const char*> first) {
+  if (!object.is_object()) return DumpJson(object);
+  std::string out = "{";
+  bool any = false;
+  auto add = [&](const std::string& key, const Json& value) {
+    if (any) out += ',';
+    any = true;
+    out += DumpJson(Json(key));
+    out += ':';
+    out += DumpJson(value);
+  };
+  for (const char* key : first) {
+    auto it = object.find(key);
+    if (it != object.end()) add(key, *it);
+  }
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (std::find_if(first.begin(), first.end(), [&](const char* k) { return it.key() == k; }) !=
+        first.end())
+      continue;
+    add(it.key(), it.value());
+  }
+  out += '}';
+  return out;
+}
+
+std::string EncodeEntry(const Entry& entry) {
+  return EncodeRecord(entry.data, {"type", "id", "parentId", "timestamp"});
+}
+
+std::string EncodeHeader(const SessionHeader& header) {
+  return EncodeRecord(HeaderToJson(header), {"type", "version", "id", "cwd", "created",
+                                             "parent_session", "provider", "model"});
+}
+
+void RedactStrings(Json& j) {
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    if (ContainsSecret(s)) j = Redact(s);
+  } else if (j.is_array()) {
+    for (auto& v : j) RedactStrings(v);
+  } else if (j.is_object()) {
+    bool key_has_secret = false;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (ContainsSecret(it.key())) key_has_secret = true;
+      RedactStrings(it.value());
+    }
+    if (key_has_secret) {
+      Json clean = Json::object();
+      for (auto it = j.begin(); it != j.end(); ++it) clean[Redact(it.key())] = std::move(it.value());
+      j = std::move(clean);
+    }
+  }
+}
+
+Result<Json> ParseRecord(std::string_view text) {
+  Result<Json> parsed = ParseJson(text);
+  if (!parsed.ok() && !IsValidUtf8(text)) parsed = ParseJson(SanitizeUtf8(text));
+  if (!parsed.ok()) return parsed.error();
+  if (!parsed->is_object()) return Error::Make("record is not a JSON object", "invalid_record");
+  return parsed;
+}
+
+namespace {
+
+std::string StringField(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+Result<Entry> EntryFromJson(Json object) {
+  if (!object.is_object()) return Error::Make("entry is not a JSON object", "invalid_record");
+  auto type = object.find("type");
+  auto id = object.find("id");
+  if (type == object.end() || !type->is_string() || type->get_ref<const std::string&>().empty())
+    return Error::Make("entry has no \"type\"", "invalid_record");
+  if (id == object.end() || !id->is_string() || id->get_ref<const std::string&>().empty())
+    return Error::Make("entry has no \"id\"", "invalid_record");
+  auto parent = object.find("parentId");
+  if (parent != object.end() && !parent->is_null() && !parent->is_string())
+    return Error::Make("entry's \"parentId\" is neither a string nor null", "invalid_record");
+  Entry e;
+  e.type = type->get<std::string>();
+  e.id = id->get<std::string>();
+  if (parent != object.end() && parent->is_string()) e.parent_id = parent->get<std::string>();
+  e.timestamp = StringField(object, "timestamp");
+  e.data = std::move(object);
+  return e;
+}
+
+Result<SessionHeader> HeaderFromJson(Json object) {
+  if (!object.is_object() || StringField(object, "type") != "session")
+    return Error::Make("the first record is not a session header", "invalid_header");
+  SessionHeader h;
+  h.id = StringField(object, "id");
+  if (!IsValidSessionId(h.id))
+    return Error::Make("the session header has no valid \"id\"", "invalid_header");
+  h.cwd = StringField(object, "cwd");
+  h.created = StringField(object, "created");
+  h.parent_session = StringField(object, "parent_session");
+  h.provider = StringField(object, "provider");
+  h.model = StringField(object, "model");
+  h.data = std::move(object);
+  return h;
+}
+
+Json HeaderToJson(const SessionHeader& header) {
+  Json j = header.data.is_object() ? header.data : Json::object();
+  j["type"] = "session";
+  if (!j.contains("version")) j["version"] = 1;
+  j["id"] = header.id;
+  j["cwd"] = header.cwd;
+  j["created"] = header.created;
+  if (header.parent_session.empty())
+    j.erase("parent_session");
+  else
+    j["parent_session"] = header.parent_session;
+  j["provider"] = header.provider;
+  j["model"] = header.model;
+  return j;
+}
+
+namespace {
+bool IdChar(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         c == '-';
+}
+}  // namespace
+
+bool IsValidSessionId(std::string_view id) {
+  return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), IdChar);
+}
+
+bool IsValidIdPrefix(std::string_view prefix) { return IsValidSessionId(prefix); }
+
+}  // namespace sepp::session

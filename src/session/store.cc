@@ -1,0 +1,51 @@
+// What both stores share: the factory and Fork.
+#include "session/store.h"
+
+#include "base/clock.h"
+#include "base/ids.h"
+#include "base/paths.h"
+#include "session/jsonl_store.h"
+#include "session/sqlite_store.h"
+
+namespace sepp::session {
+
+Result<StoreKind> ParseStoreKind(std::string_view name) {
+  if (name == "jsonl") return StoreKind::kJsonl;
+  if (name == "sqlite") return StoreKind::kSqlite;
+  return Error::Make("unknown session store \"" + std::string(name) +
+                         "\": use \"jsonl\" or \"sqlite\"",
+                     "invalid_argument");
+}
+
+std::string_view StoreKindName(StoreKind kind) {
+  return kind == StoreKind::kSqlite ? "sqlite" : "jsonl";
+}
+
+std::filesystem::path DefaultSessionsRoot() { return SeppHome() / "sessions"; }
+
+Result<std::unique_ptr<Store>> OpenStore(StoreKind kind, const std::filesystem::path& root) {
+  if (kind == StoreKind::kSqlite) return OpenSqliteStore(root);
+  return OpenJsonlStore(root);
+}
+
+Result<std::unique_ptr<Session>> Store::Fork(const Session& from, std::string_view entry_id) {
+  std::vector<const Entry*> path = from.Path(entry_id);
+  if (entry_id.empty() || path.empty())
+    return Error::Make("session " + from.id() + " has no entry " + std::string(entry_id),
+                       "not_found");
+  SessionHeader h;
+  h.id = NewId();
+  h.cwd = from.header().cwd;
+  h.created = Iso8601(NowMs());
+  h.parent_session = from.id();
+  h.provider = from.header().provider;
+  h.model = from.header().model;
+  h.data = Json::object();
+  h.data["forked_from_entry"] = std::string(entry_id);
+  std::vector<Entry> entries;
+  entries.reserve(path.size());
+  for (const Entry* e : path) entries.push_back(*e);
+  return Import(h, entries);
+}
+
+}  // namespace sepp::session
