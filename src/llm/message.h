@@ -4,15 +4,19 @@
 // format. The JSON form (ToJson/MessageFromJson) is what session files store:
 //   {"role":"user"|"assistant"|"tool_result",
 //    "content":[{"type":"text","text":..},
-//               {"type":"thinking","thinking":..,"signature":..},
-//               {"type":"tool_call","id":..,"name":..,"arguments":{..}}],
+//               {"type":"thinking","thinking":..,"signature":..,"redacted":true?},
+//               {"type":"tool_call","id":..,"name":..,"arguments":{..},
+//                "arguments_error":..?, "raw_arguments":..?}],
 //    "tool_call_id":.., "tool_name":.., "is_error":bool,           (tool_result)
 //    "usage":{"input":n,"output":n,"cache_read":n,"cache_write":n},
 //    "stop_reason":"stop"|"length"|"tool_use"|"error"|"aborted",   (assistant)
 //    "model":.., "error":..}
+// Fields holding their default value (empty, 0, false, "stop") are omitted,
+// so ToJson(MessageFromJson(j)) == j for every j that ToJson produced.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/json.h"
@@ -41,6 +45,10 @@ struct ContentBlock {
   static ContentBlock Text(std::string t);
   static ContentBlock Thinking(std::string t, std::string signature);
   static ContentBlock ToolCall(std::string id, std::string name, Json args);
+  // Redacted thinking: the provider's opaque data travels in signature.
+  static ContentBlock RedactedThinking(std::string data);
+
+  bool operator==(const ContentBlock&) const = default;
 };
 
 struct Usage {
@@ -50,6 +58,7 @@ struct Usage {
   int64_t cache_write = 0;
   int64_t total() const { return input + output + cache_read + cache_write; }
   Usage& operator+=(const Usage& o);
+  bool operator==(const Usage&) const = default;
 };
 
 struct Message {
@@ -71,11 +80,16 @@ struct Message {
   // All text blocks joined.
   std::string Text() const;
   std::vector<const ContentBlock*> ToolCalls() const;
+
+  bool operator==(const Message&) const = default;
 };
 
 const char* ToString(StopReason r);
 const char* ToString(Role r);
 Json ToJson(const Message& m);
+// Never throws; a malformed document gives an Error of kind "invalid_message".
 Result<Message> MessageFromJson(const Json& j);
+// The inverse of ToString; false if the name is unknown.
+bool StopReasonFromString(std::string_view name, StopReason* out);
 
 }  // namespace sepp::llm

@@ -1,0 +1,68 @@
+#include "llm/wire.h"
+
+namespace sepp::llm::wire {
+
+const Json* Get(const Json& j, std::string_view key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  if (it == j.end()) return nullptr;
+  return &*it;
+}
+
+std::string Str(const Json& j, std::string_view key) {
+  const Json* v = Get(j, key);
+  if (!v || !v->is_string()) return {};
+  return v->get<std::string>();
+}
+
+int64_t Int(const Json& j, std::string_view key) {
+  const Json* v = Get(j, key);
+  if (!v || !v->is_number()) return 0;
+  if (v->is_number_float()) {
+    double d = v->get<double>();
+    if (!(d >= 0 && d < 9e15)) return 0;
+    return static_cast<int64_t>(d);
+  }
+  return v->get<int64_t>();
+}
+
+bool IsObject(const Json& j, std::string_view key) {
+  const Json* v = Get(j, key);
+  return v && v->is_object();
+}
+
+Error Protocol(std::string_view api, const std::string& what) {
+  return Error::Make("unexpected response from the " + std::string(api) + " API: " + what,
+                     "protocol");
+}
+
+void SetArguments(ContentBlock* call, const std::string& raw) {
+  call->arguments_error.clear();
+  call->raw_arguments.clear();
+  if (raw.find_first_not_of(" \t\r\n") == std::string::npos) {
+    call->arguments = Json::object();
+    return;
+  }
+  auto parsed = ParseJson(raw);
+  if (!parsed) {
+    call->arguments = nullptr;
+    call->raw_arguments = raw;
+    call->arguments_error = "the arguments are not valid JSON (" + parsed.error().message + ")";
+    return;
+  }
+  if (!parsed->is_object()) {
+    call->arguments = nullptr;
+    call->raw_arguments = raw;
+    call->arguments_error = "the arguments must be a JSON object";
+    return;
+  }
+  call->arguments = std::move(*parsed);
+}
+
+std::string ArgumentsText(const ContentBlock& call) {
+  if (!call.raw_arguments.empty()) return call.raw_arguments;
+  if (call.arguments.is_null()) return "{}";
+  return DumpJson(call.arguments);
+}
+
+}  // namespace sepp::llm::wire
