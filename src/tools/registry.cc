@@ -40,6 +40,7 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
   auto r = std::make_unique<ToolRegistry>();
   r->Add(MakeReadTool());
   r->Add(MakeWriteTool());
+  r->Add(MakeEditTool());
   r->Add(MakeLsTool());
   return r;
 }
