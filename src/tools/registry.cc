@@ -41,6 +41,7 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
   r->Add(MakeReadTool());
   r->Add(MakeWriteTool());
   r->Add(MakeEditTool());
+  r->Add(MakeBashTool());
   r->Add(MakeLsTool());
   return r;
 }
