@@ -96,7 +96,13 @@ Result<SSL_CTX*> ClientTlsContext() {
   static std::mutex mu;
   static std::map<std::string, SSL_CTX*> contexts;  // never freed: process lifetime
   CaSource src = PickCaSource();
+  // The key includes the bundle's identity, so a replaced file is reloaded.
   std::string key = src.file + '\n' + src.dir;
+  struct stat st;
+  if (!src.file.empty() && stat(src.file.c_str(), &st) == 0) {
+    key += '\n' + std::to_string(st.st_ino) + ':' + std::to_string(st.st_size) + ':' +
+           std::to_string(st.st_mtim.tv_sec) + '.' + std::to_string(st.st_mtim.tv_nsec);
+  }
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = contexts.find(key); it != contexts.end()) return it->second;
 

@@ -7,8 +7,9 @@
 
 namespace sepp::net {
 
-// A shared, verifying client context, built once per distinct value of
-// (SSL_CERT_FILE, SSL_CERT_DIR) and kept for the life of the process.
+// A shared, verifying client context, built once per distinct CA source
+// (SSL_CERT_FILE, SSL_CERT_DIR or the probed bundle; a replaced file counts
+// as new) and kept for the life of the process.
 // Thread-safe. Error kind "tls" when no CA certificates can be found.
 Result<SSL_CTX*> ClientTlsContext();
 
