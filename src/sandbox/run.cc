@@ -18,6 +18,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <algorithm>
 #include <cstring>
 
 #include "base/clock.h"
@@ -258,8 +259,16 @@ std::vector<std::string> BuildChildEnv(const Policy& policy) {
   std::vector<std::string> names(policy.env_allow.begin(), policy.env_allow.end());
   if (names.empty()) names.assign(std::begin(kDefaultEnv), std::end(kDefaultEnv));
   std::vector<std::string> env;
+  for (const auto& s : policy.env_allow_secrets) names.push_back(s);
+  auto secret_allowed = [&](const std::string& n) {
+    return std::find(policy.env_allow_secrets.begin(), policy.env_allow_secrets.end(), n) !=
+           policy.env_allow_secrets.end();
+  };
+  std::vector<std::string> seen;
   for (const auto& name : names) {
-    if (IsSecretEnvName(name) || policy.env_set.count(name)) continue;
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    if ((IsSecretEnvName(name) && !secret_allowed(name)) || policy.env_set.count(name)) continue;
     if (const char* v = getenv(name.c_str())) env.push_back(name + "=" + v);
   }
   for (const auto& [k, v] : policy.env_set) env.push_back(k + "=" + v);
