@@ -193,7 +193,12 @@ TEST_P(ProviderE2E, CancelAbortsAStream) {
   CancelToken cancel;
   StreamSink sink;
   sink.on_text = [&](std::string_view) { cancel.Cancel(); };
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancel.Cancel();  // from another thread, as Ctrl-C does
+  });
   auto m = Make()->Complete(Req(), sink, &cancel);
+  canceller.join();
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().kind, "aborted");
 }
