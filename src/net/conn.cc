@@ -127,6 +127,12 @@ Result<std::unique_ptr<Conn>> Conn::Dial(const std::string& host, int port, doub
     hints.ai_flags = AI_NUMERICSERV;
     rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
   }
+  if (rc != 0 && (host == "localhost" || host.ends_with(".localhost"))) {
+    // RFC 6761: localhost is loopback, even when a static binary cannot load
+    // the glibc NSS modules that would read /etc/hosts.
+    hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
+    rc = getaddrinfo("127.0.0.1", std::to_string(port).c_str(), &hints, &res);
+  }
   if (rc != 0) {
     std::string why = rc == EAI_SYSTEM ? ErrnoText(errno) : gai_strerror(rc);
     return Error::Make("cannot reach " + what + ": " + why + hint, kind);

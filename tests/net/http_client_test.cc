@@ -274,3 +274,42 @@ TEST(HttpClient, HeadResponseHasNoBody) {
 
 }  // namespace
 }  // namespace sepp::net
+
+namespace sepp::net {
+namespace {
+
+// A listener whose accept queue is full drops further SYNs, so connect()
+// hangs: the connect timeout must end it with a message naming the wait.
+TEST(HttpClient, ConnectTimeout) {
+  int port;
+  int fd = testing::ListenLocal(&port);
+  listen(fd, 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 8; ++i) {
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_in a = {};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    connect(c, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    fillers.push_back(c);
+  }
+  std::this_thread::sleep_for(50ms);
+  HttpRequest req;
+  req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
+  req.connect_timeout_s = 0.5;
+  req.read_timeout_s = 1;  // never hang here, whatever the kernel does
+  auto r = HttpFetch(req, nullptr);
+  for (int c : fillers) close(c);
+  close(fd);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, "timeout") << r.error().message;
+  EXPECT_EQ(r.error().message.rfind("timed out after 0.5 s waiting for 127.0.0.1:" + std::to_string(port) +
+                                        " to accept the connection",
+                                    0),
+            0u)
+      << r.error().message;
+}
+
+}  // namespace
+}  // namespace sepp::net
