@@ -31,8 +31,9 @@ void SseParser::Feed(std::string_view chunk) {
     skip_lf_ = false;
   }
   while (i < chunk.size()) {
-    size_t end = chunk.find_first_of("\r\n", i);
-    if (end == std::string_view::npos) {
+    size_t end = i;  // a plain loop: several times faster than find_first_of
+    while (end < chunk.size() && chunk[end] != '\n' && chunk[end] != '\r') ++end;
+    if (end == chunk.size()) {
       buffer_.append(chunk.substr(i));
       return;
     }
@@ -76,7 +77,9 @@ void SseParser::ProcessLine(std::string_view line) {
       current_.id = last_id_;
       on_event_(current_);
     }
-    current_ = SseEvent{};
+    // clear() rather than a fresh SseEvent: the strings keep their capacity.
+    current_.event.clear();
+    current_.data.clear();
     has_data_ = false;
     return;
   }
