@@ -23,6 +23,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
@@ -61,6 +65,78 @@ class SigpipeBlock {
  private:
   sigset_t set_, old_;
 };
+
+struct Address {
+  sockaddr_storage addr;
+  socklen_t len;
+};
+
+// getaddrinfo with the fallbacks we want; returns the gai error code.
+int LookUp(const std::string& host, int port, std::vector<Address>* out, int* saved_errno) {
+  struct addrinfo hints = {};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV;
+  struct addrinfo* res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  if (rc == EAI_NONAME || rc == EAI_FAIL) {
+    // AI_ADDRCONFIG hides loopback-only hosts in some containers: retry without.
+    hints.ai_flags = AI_NUMERICSERV;
+    rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  }
+  if (rc != 0 && (host == "localhost" || host.ends_with(".localhost"))) {
+    // RFC 6761: localhost is loopback, even when a static binary cannot load
+    // the glibc NSS modules that would read /etc/hosts.
+    hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
+    rc = getaddrinfo("127.0.0.1", service.c_str(), &hints, &res);
+  }
+  *saved_errno = errno;
+  if (rc != 0) return rc;
+  for (struct addrinfo* ai = res; ai; ai = ai->ai_next) {
+    Address a;
+    std::memcpy(&a.addr, ai->ai_addr, ai->ai_addrlen);
+    a.len = ai->ai_addrlen;
+    out->push_back(a);
+  }
+  freeaddrinfo(res);
+  return 0;
+}
+
+// Resolves on a helper thread so that the connect timeout and cancellation
+// also cover DNS (getaddrinfo itself cannot be interrupted). On timeout or
+// cancel the thread is abandoned; it owns its share of the state.
+Result<std::vector<Address>> Resolve(const std::string& host, int port, double timeout_s, int wake_fd) {
+  struct State {
+    std::vector<Address> addrs;
+    int rc = 0, err = 0;
+    UniqueFd done{eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)};
+  };
+  auto state = std::make_shared<State>();
+  unsigned char buf[sizeof(struct in6_addr)];
+  bool numeric = inet_pton(AF_INET, host.c_str(), buf) == 1 || inet_pton(AF_INET6, host.c_str(), buf) == 1;
+  if (numeric || !state->done.valid()) {
+    state->rc = LookUp(host, port, &state->addrs, &state->err);
+  } else {
+    try {
+      std::thread([state, host, port] {
+        state->rc = LookUp(host, port, &state->addrs, &state->err);
+        uint64_t one = 1;
+        (void)!write(state->done.get(), &one, sizeof one);
+      }).detach();
+    } catch (const std::system_error&) {
+      state->rc = LookUp(host, port, &state->addrs, &state->err);  // no threads left: block
+      uint64_t one = 1;
+      (void)!write(state->done.get(), &one, sizeof one);
+    }
+    Status w = WaitFd(state->done.get(), POLLIN, timeout_s, wake_fd, "DNS");
+    if (!w.ok()) return w.error();
+  }
+  if (state->rc != 0) {
+    return Error::Make(state->rc == EAI_SYSTEM ? ErrnoText(state->err) : gai_strerror(state->rc), "connect");
+  }
+  return std::move(state->addrs);
+}
 
 }  // namespace
 
@@ -115,41 +191,28 @@ Result<std::unique_ptr<Conn>> Conn::Dial(const std::string& host, int port, doub
     if (poll(&p, 1, 0) > 0) return AbortedError();
   }
 
-  // getaddrinfo cannot be interrupted; the resolver's own timeouts bound it.
-  struct addrinfo hints = {};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV;
-  struct addrinfo* res = nullptr;
-  int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
-  if (rc == EAI_NONAME || rc == EAI_FAIL) {
-    // AI_ADDRCONFIG hides loopback-only hosts in some containers: retry without.
-    hints.ai_flags = AI_NUMERICSERV;
-    rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+  auto addrs = Resolve(host, port, timeout_s, wake_fd);
+  if (!addrs.ok()) {
+    if (addrs.error().kind == "aborted") return addrs.error();
+    if (addrs.error().kind == "timeout") {
+      return Error::Make("timed out after " + Seconds(timeout_s) + " waiting for DNS to resolve " + host +
+                             " — check your network and DNS settings",
+                         "timeout");
+    }
+    return Error::Make("cannot reach " + what + ": " + addrs.error().message + hint, kind);
   }
-  if (rc != 0 && (host == "localhost" || host.ends_with(".localhost"))) {
-    // RFC 6761: localhost is loopback, even when a static binary cannot load
-    // the glibc NSS modules that would read /etc/hosts.
-    hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
-    rc = getaddrinfo("127.0.0.1", std::to_string(port).c_str(), &hints, &res);
-  }
-  if (rc != 0) {
-    std::string why = rc == EAI_SYSTEM ? ErrnoText(errno) : gai_strerror(rc);
-    return Error::Make("cannot reach " + what + ": " + why + hint, kind);
-  }
-  std::unique_ptr<struct addrinfo, decltype(&freeaddrinfo)> guard(res, freeaddrinfo);
 
   auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   std::string last_error = "no addresses";
-  for (struct addrinfo* ai = res; ai; ai = ai->ai_next) {
-    UniqueFd fd(socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol));
+  for (const Address& ai : *addrs) {
+    UniqueFd fd(socket(ai.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
     if (!fd.valid()) {
       last_error = ErrnoText(errno);
       continue;
     }
     int one = 1;
     setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
+    if (connect(fd.get(), reinterpret_cast<const sockaddr*>(&ai.addr), ai.len) != 0) {
       if (errno != EINPROGRESS) {
         last_error = ErrnoText(errno);
         continue;

@@ -20,6 +20,31 @@
 
 namespace sepp::net {
 
+std::string FormatSseEvent(const SseEvent& e) {
+  auto single_line = [](std::string_view v) {
+    std::string out;
+    for (char c : v) {
+      if (c != '\r' && c != '\n') out.push_back(c);
+    }
+    return out;
+  };
+  std::string out;
+  if (!e.id.empty()) out += "id: " + single_line(e.id) + "\n";
+  if (!e.event.empty() && e.event != "message") out += "event: " + single_line(e.event) + "\n";
+  std::string_view data = e.data;
+  for (;;) {
+    size_t end = data.find_first_of("\r\n");
+    out += "data: ";
+    out.append(data.substr(0, end));
+    out += "\n";
+    if (end == std::string_view::npos) break;
+    if (data[end] == '\r' && end + 1 < data.size() && data[end + 1] == '\n') ++end;
+    data.remove_prefix(end + 1);
+  }
+  out += "\n";
+  return out;
+}
+
 SseParser::SseParser(std::function<void(const SseEvent&)> on_event)
     : on_event_(std::move(on_event)) {}
 

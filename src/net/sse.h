@@ -15,6 +15,13 @@ struct SseEvent {
   std::string id;
 };
 
+// Formats one event for the wire (for servers: `sepp serve`, the fake
+// provider). Data is split into one "data:" line per line (CR, LF and CRLF
+// all count as line ends, so the parser gives back the data with '\n'
+// line ends); "event" is left out when empty or "message"; "id" when empty.
+// CR/LF in event or id would break the framing and are dropped.
+std::string FormatSseEvent(const SseEvent& event);
+
 class SseParser {
  public:
   explicit SseParser(std::function<void(const SseEvent&)> on_event);

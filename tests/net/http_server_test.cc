@@ -158,3 +158,23 @@ TEST(HttpServer, BusyPortIsAClearError) {
 
 }  // namespace
 }  // namespace sepp::net
+
+namespace sepp::net {
+namespace {
+
+TEST(HttpServer, ConnectionLimitAnswers503) {
+  HttpServerOptions options;
+  options.max_connections = 2;
+  HttpServer server(Echo(), options);
+  ASSERT_TRUE(server.Start().ok());
+  int a = testing::ConnectLocal(server.port());
+  int b = testing::ConnectLocal(server.port());
+  std::this_thread::sleep_for(100ms);  // let the server take both
+  std::string out = RoundTrip(server.port(), "GET / HTTP/1.1\r\n\r\n");
+  EXPECT_TRUE(StartsWith(out, "HTTP/1.1 503 ")) << out;
+  close(a);
+  close(b);
+}
+
+}  // namespace
+}  // namespace sepp::net

@@ -191,3 +191,48 @@ TEST(SseParser, RandomGarbageNeverCrashes) {
 
 }  // namespace
 }  // namespace sepp::net
+
+namespace sepp::net {
+namespace {
+
+TEST(FormatSseEvent, RoundTripsThroughTheParser) {
+  std::mt19937 rng(11);
+  const char alphabet[] = "ab \r\n:{}\"\0x";
+  for (int round = 0; round < 500; ++round) {
+    SseEvent e;
+    int n = rng() % 30;
+    for (int i = 0; i < n; ++i) e.data += alphabet[rng() % (sizeof alphabet - 1)];
+    e.event = round % 3 == 0 ? "" : "delta";
+    e.id = round % 2 ? "" : "id-" + std::to_string(round);
+    std::string wire = FormatSseEvent(e);
+    std::vector<SseEvent> got;
+    SseParser p([&](const SseEvent& x) { got.push_back(x); });
+    p.Feed(wire);
+    ASSERT_EQ(got.size(), 1u) << wire;
+    std::string expected;  // CR and CRLF come back as LF
+    for (size_t i = 0; i < e.data.size(); ++i) {
+      if (e.data[i] == '\r') {
+        expected += '\n';
+        if (i + 1 < e.data.size() && e.data[i + 1] == '\n') ++i;
+      } else {
+        expected += e.data[i];
+      }
+    }
+    EXPECT_EQ(got[0].data, expected);
+    EXPECT_EQ(got[0].event, e.event.empty() ? "message" : e.event);
+    EXPECT_EQ(got[0].id, e.id);
+  }
+}
+
+TEST(FormatSseEvent, FieldsCannotInjectLines) {
+  SseEvent e{"evil\ndata: injected", "x", "1\r\nevent: other"};
+  std::vector<SseEvent> got;
+  SseParser p([&](const SseEvent& x) { got.push_back(x); });
+  p.Feed(FormatSseEvent(e));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].data, "x");
+  EXPECT_EQ(got[0].event, "evildata: injected");
+}
+
+}  // namespace
+}  // namespace sepp::net
