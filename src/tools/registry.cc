@@ -43,6 +43,8 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
   r->Add(MakeEditTool());
   r->Add(MakeBashTool());
   r->Add(MakeLsTool());
+  r->Add(MakeFindTool());
+  r->Add(MakeGrepTool());
   return r;
 }
 
