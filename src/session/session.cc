@@ -85,6 +85,12 @@ std::vector<const Entry*> Session::Children(std::string_view id) const {
   return out;
 }
 
+const Entry* Session::Parent(std::string_view id) const {
+  auto it = by_id_.find(id);
+  if (it == by_id_.end() || parent_[it->second] < 0) return nullptr;
+  return &entries_[static_cast<size_t>(parent_[it->second])];
+}
+
 std::vector<const Entry*> Session::Leaves() const {
   std::vector<const Entry*> out;
   for (size_t i = 0; i < entries_.size(); ++i)
@@ -178,8 +184,9 @@ void AddToMessageStats(MessageStats& stats, const Entry& e) {
   if (!content->is_array()) return;
   for (const Json& block : *content) {
     if (!block.is_object()) continue;
+    auto type = block.find("type");
     auto text = block.find("text");
-    if (block.value("type", "") == "text" && text != block.end() && text->is_string()) {
+    if (type != block.end() && *type == "text" && text != block.end() && text->is_string()) {
       stats.first_prompt = text->get<std::string>();
       return;
     }

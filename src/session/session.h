@@ -103,6 +103,9 @@ class Session {
   // leaf. Empty id means the current leaf. Unknown id → empty vector.
   std::vector<const Entry*> Path(std::string_view id = {}) const;
   std::vector<const Entry*> Children(std::string_view id) const;
+  // The entry id hangs off in the tree; nullptr for a root (or an entry
+  // whose parent is missing or appears later in the stored order).
+  const Entry* Parent(std::string_view id) const;
   // Entries without children, in append order: the tips of all branches.
   std::vector<const Entry*> Leaves() const;
   // The latest label set on an entry, "" if none.
