@@ -157,7 +157,14 @@ class Writer : public ResponseWriter {
     ::shutdown(fd_, SHUT_RDWR);
   }
 
-  bool client_gone() const override { return gone_ || stopping_->load(); }
+  bool client_gone() const override {
+    if (gone_ || stopping_->load()) return true;
+    // A peer that closed (or reset) shows as RDHUP/HUP/ERR without reading:
+    // handlers that wait for events between writes notice it at once.
+    struct pollfd p = {fd_, POLLRDHUP, 0};
+    if (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR))) gone_ = true;
+    return gone_;
+  }
 
   bool answered() const { return answered_; }
   bool ended() const { return ended_; }
@@ -181,7 +188,8 @@ class Writer : public ResponseWriter {
   double timeout_s_;
   const std::atomic<bool>* stopping_;
   bool keep_alive_;
-  bool answered_ = false, ended_ = false, chunked_ = true, aborted_ = false, gone_ = false;
+  bool answered_ = false, ended_ = false, chunked_ = true, aborted_ = false;
+  mutable bool gone_ = false;
 };
 
 }  // namespace

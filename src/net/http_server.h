@@ -50,7 +50,9 @@ class ResponseWriter {
   virtual bool End() = 0;
   // Drops the connection now, without ending the body: a cut stream.
   virtual void Abort() = 0;
-  // True once a write failed or the server is stopping.
+  // True once a write failed, the client closed its end or the server is
+  // stopping. Cheap (one non-blocking poll): handlers that wait between
+  // writes (SSE) should check it in their wait loop.
   virtual bool client_gone() const = 0;
 };
 

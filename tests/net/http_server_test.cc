@@ -178,3 +178,25 @@ TEST(HttpServer, ConnectionLimitAnswers503) {
 
 }  // namespace
 }  // namespace sepp::net
+
+namespace sepp::net {
+namespace {
+
+TEST(HttpServer, HandlerNoticesAClientThatLeftWithoutWriting) {
+  std::atomic<bool> noticed{false};
+  HttpServer server([&](const HttpServerRequest&, ResponseWriter& w) {
+    w.Begin(200, {{"Content-Type", "text/event-stream"}});
+    for (int i = 0; i < 500 && !w.client_gone(); ++i) std::this_thread::sleep_for(10ms);
+    noticed = w.client_gone();
+  });
+  ASSERT_TRUE(server.Start().ok());
+  int fd = testing::ConnectLocal(server.port());
+  testing::SendRaw(fd, "GET /events HTTP/1.1\r\n\r\n");
+  std::this_thread::sleep_for(100ms);
+  close(fd);
+  for (int i = 0; i < 300 && !noticed; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(noticed);
+}
+
+}  // namespace
+}  // namespace sepp::net

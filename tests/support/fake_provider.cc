@@ -159,6 +159,7 @@ void FakeProvider::Handle(const net::HttpServerRequest& req, net::ResponseWriter
   rec.body = body.ok() ? *body : Json(req.body);
 
   Json response;
+  int index;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (next_ < responses_.size()) {
@@ -166,6 +167,7 @@ void FakeProvider::Handle(const net::HttpServerRequest& req, net::ResponseWriter
       response = responses_[next_++];
     }
     requests_.push_back(rec);
+    index = static_cast<int>(requests_.size()) - 1;
   }
 
   FakeTurn turn;
@@ -179,7 +181,7 @@ void FakeProvider::Handle(const net::HttpServerRequest& req, net::ResponseWriter
   RenderContext ctx;
   ctx.body = rec.body;
   ctx.body_bytes = req.body.size();
-  ctx.index = static_cast<int>(requests().size()) - 1;
+  ctx.index = index;
   ctx.stream = rec.body.is_object() && rec.body.value("stream", false);
   ctx.model = rec.body.is_object() && rec.body.contains("model") && rec.body["model"].is_string()
                   ? rec.body["model"].get<std::string>()

@@ -405,3 +405,25 @@ TEST(FakeProvider, ExecutablePrintsItsPortAndServes) {
 
 }  // namespace
 }  // namespace sepp::fake
+
+namespace sepp::fake {
+namespace {
+
+TEST(FakeProvider, NonJsonBodiesAreRecordedAsTextAndAnswered) {
+  FakeProvider fp(Script(Json::array({{{"text", "still answers"}}, {{"bogus_field", 1}, {"text", 5}}})));
+  ASSERT_TRUE(fp.Start().ok());
+  net::HttpRequest req;
+  req.url = fp.base_url() + "/v1/chat/completions";
+  req.body = "{not json";
+  auto r = net::HttpFetch(req, nullptr);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->head.status, 200);
+  EXPECT_EQ(fp.requests()[0].body, "{not json");
+  auto bad = net::HttpFetch(req, nullptr);  // the script's second entry has a wrongly typed field
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->head.status, 500);
+  EXPECT_NE(bad->body.find("\\\"text\\\" must be a string"), std::string::npos) << bad->body;
+}
+
+}  // namespace
+}  // namespace sepp::fake
