@@ -88,12 +88,117 @@ class Compiler {
   // --- emission ---
   bool Live() const { return !ctrls_.back().unreachable; }
   uint32_t Emit(Op op, uint32_t a = 0, uint64_t b = 0) {
+    uint32_t fused;
+    if (TryFuse(op, a, b, &fused)) return fused;
     Instr in;
     in.op = op;
     in.a = a;
     in.b = b;
     f_.code.push_back(in);
     return static_cast<uint32_t>(f_.code.size() - 1);
+  }
+  // Peephole fusion of the instruction about to be emitted with the ones
+  // just before it. Only when no label points between them (label_barrier_
+  // is the latest index a branch may target). Returns the index of the fused
+  // instruction, which takes over any fixup meant for the new one.
+  //   LocalGetLocalGet  a = first local, b = second local
+  //   LocalSetLocalGet  a = local set, b = local then read
+  //   I32{Add,Sub,And,LtS,LtU}LL, I64AddLL  a, b = operand locals
+  //   I32{Add,And,Shl,ShrU}Const  b = constant operand
+  //   I32AddLocalConst  a = local, b = constant
+  //   I32LoadLocal  a = offset, b = address local
+  //   BrIfI32<cmp>, BrIfEqz  compare (or eqz) fused into br_if/if
+  bool TryFuse(Op op, uint32_t a, uint64_t b, uint32_t* at) {
+    uint32_t n = Here();
+    if (n == 0 || label_barrier_ >= n) return false;
+    Instr& p = f_.code.back();
+    bool two_back = n >= 2 && label_barrier_ < n - 1;
+    switch (op) {
+      case Op::kLocalGet:
+        if (p.op == Op::kLocalGet && p.b == 0 && a < (1u << 31)) {
+          p.op = Op::kLocalGetLocalGet;
+          p.b = a;
+          *at = n - 1;
+          return true;
+        }
+        if (p.op == Op::kLocalSet) {
+          p.op = Op::kLocalSetLocalGet;
+          p.b = a;
+          *at = n - 1;
+          return true;
+        }
+        return false;
+      case Op::kI32Add: case Op::kI32Sub: case Op::kI32And: case Op::kI32LtS: case Op::kI32LtU:
+      case Op::kI64Add:
+        if (p.op == Op::kLocalGetLocalGet) {
+          switch (op) {
+            case Op::kI32Add: p.op = Op::kI32AddLL; break;
+            case Op::kI32Sub: p.op = Op::kI32SubLL; break;
+            case Op::kI32And: p.op = Op::kI32AndLL; break;
+            case Op::kI32LtS: p.op = Op::kI32LtSLL; break;
+            case Op::kI32LtU: p.op = Op::kI32LtULL; break;
+            default: p.op = Op::kI64AddLL; break;
+          }
+          *at = n - 1;
+          return true;
+        }
+        if (p.op == Op::kConst && (op == Op::kI32Add || op == Op::kI32And)) {
+          p.op = op == Op::kI32Add ? Op::kI32AddConst : Op::kI32AndConst;
+          if (op == Op::kI32Add && two_back && f_.code[n - 2].op == Op::kLocalGet) {
+            Instr& g = f_.code[n - 2];
+            g.op = Op::kI32AddLocalConst;
+            g.b = p.b;
+            f_.code.pop_back();
+            *at = n - 2;
+            return true;
+          }
+          *at = n - 1;
+          return true;
+        }
+        return false;
+      case Op::kI32Shl: case Op::kI32ShrU:
+        if (p.op == Op::kConst) {
+          p.op = op == Op::kI32Shl ? Op::kI32ShlConst : Op::kI32ShrUConst;
+          *at = n - 1;
+          return true;
+        }
+        return false;
+      case Op::kI32Load:
+        if (p.op == Op::kLocalGet) {
+          p.op = Op::kI32LoadLocal;
+          p.b = p.a;
+          p.a = a;
+          *at = n - 1;
+          return true;
+        }
+        return false;
+      case Op::kBrIf:
+      case Op::kBrUnless: {
+        bool unless = op == Op::kBrUnless;
+        Op fused;
+        switch (p.op) {
+          case Op::kI32Eqz: fused = unless ? Op::kBrIf : Op::kBrIfEqz; break;
+          case Op::kI32Eq: fused = unless ? Op::kBrIfI32Ne : Op::kBrIfI32Eq; break;
+          case Op::kI32Ne: fused = unless ? Op::kBrIfI32Eq : Op::kBrIfI32Ne; break;
+          case Op::kI32LtS: fused = unless ? Op::kBrIfI32GeS : Op::kBrIfI32LtS; break;
+          case Op::kI32LtU: fused = unless ? Op::kBrIfI32GeU : Op::kBrIfI32LtU; break;
+          case Op::kI32GtS: fused = unless ? Op::kBrIfI32LeS : Op::kBrIfI32GtS; break;
+          case Op::kI32GtU: fused = unless ? Op::kBrIfI32LeU : Op::kBrIfI32GtU; break;
+          case Op::kI32LeS: fused = unless ? Op::kBrIfI32GtS : Op::kBrIfI32LeS; break;
+          case Op::kI32LeU: fused = unless ? Op::kBrIfI32GtU : Op::kBrIfI32LeU; break;
+          case Op::kI32GeS: fused = unless ? Op::kBrIfI32LtS : Op::kBrIfI32GeS; break;
+          case Op::kI32GeU: fused = unless ? Op::kBrIfI32LtU : Op::kBrIfI32GeU; break;
+          default: return false;
+        }
+        p.op = fused;
+        p.a = a;
+        p.b = b;
+        *at = n - 1;
+        return true;
+      }
+      default:
+        return false;
+    }
   }
   uint32_t Here() const { return static_cast<uint32_t>(f_.code.size()); }
   void MarkLabel() { label_barrier_ = Here(); }
