@@ -51,8 +51,8 @@ void RunConfinedChild(const ChildPlan& plan) {
 
   if (setsid() < 0) Die(plan, "starting a new session", errno);
   if (plan.stdin_fd >= 0 && dup2(plan.stdin_fd, 0) < 0) Die(plan, "connecting stdin", errno);
-  if (plan.output_fd >= 0 && (dup2(plan.output_fd, 1) < 0 || dup2(plan.output_fd, 2) < 0))
-    Die(plan, "connecting stdout", errno);
+  if (plan.stdout_fd >= 0 && dup2(plan.stdout_fd, 1) < 0) Die(plan, "connecting stdout", errno);
+  if (plan.stderr_fd >= 0 && dup2(plan.stderr_fd, 2) < 0) Die(plan, "connecting stderr", errno);
   if (int e = SetUpUts()) Die(plan, "setting the host name", e);
   if (plan.loopback)
     if (int e = BringUpLoopback()) Die(plan, "bringing up loopback", e);

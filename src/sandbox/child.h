@@ -18,7 +18,8 @@ struct ChildPlan {
   char* const* argv = nullptr;  // argv[0] already resolved against PATH
   char* const* envp = nullptr;
   int stdin_fd = -1;     // -1: keep the inherited fd 0
-  int output_fd = -1;    // -1: keep the inherited fds 1 and 2
+  int stdout_fd = -1;    // -1: keep the inherited fd 1
+  int stderr_fd = -1;    // -1: keep the inherited fd 2
   int sync_fd = -1;      // read end: one byte once the parent has set us up
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
   bool loopback = false;

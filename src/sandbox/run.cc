@@ -50,8 +50,8 @@ constexpr size_t kTailBytes = 16384;
   if (!spec.inherit_stdio) {
     dup2(in_fd, 0);
     dup2(out_fd, 1);
-    dup2(out_fd, 2);
   }
+  dup2(out_fd, 2);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
     const char msg[] = "sepp: cannot enter the working directory\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
@@ -192,11 +192,11 @@ void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const O
 
 Result<Pipes> MakePipes(const RunSpec& spec) {
   Pipes p;
-  if (spec.inherit_stdio) return p;
   auto out = MakePipe();
   if (!out.ok()) return out.error();
   p.out_r = std::move(out->first);
   p.out_w = std::move(out->second);
+  if (spec.inherit_stdio) return p;
   if (spec.stdin_data.empty()) {
     p.devnull.Reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   } else {
@@ -326,8 +326,9 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   plan.envp = envp.data();
   if (!spec.inherit_stdio) {
     plan.stdin_fd = p.in_r.valid() ? p.in_r.get() : p.devnull.get();
-    plan.output_fd = p.out_w.get();
+    plan.stdout_fd = p.out_w.get();
   }
+  plan.stderr_fd = p.out_w.get();
   plan.sync_fd = sync->first.get();
   plan.report_fd = report->second.get();
   plan.loopback = false;
@@ -379,8 +380,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
     if (std::string_view(failure.step) == "running the command") {
       // The sandbox is fine; the command is not there (or not executable).
       std::string msg = "sepp: cannot run " + spec.argv[0] + ": " + ErrnoText(failure.err) + "\n";
-      if (on_output && !spec.inherit_stdio) on_output(msg);
-      if (spec.inherit_stdio) (void)WriteAll(2, msg);
+      if (on_output) on_output(msg);
       int st = 0;
       while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
       }

@@ -27,9 +27,9 @@ struct RunSpec {
   std::filesystem::path cwd;
   std::string stdin_data;          // empty: stdin is /dev/null
   double timeout_s = 0;            // 0: policy.limits.timeout_s, else none
-  // The child uses sepp's own stdin/stdout/stderr (for `sepp sandbox`, so an
-  // interactive program keeps its terminal); on_output is then never called
-  // and stdin_data is ignored.
+  // The child uses sepp's own stdin and stdout (for `sepp sandbox`, so an
+  // interactive program keeps its terminal); only its stderr goes through
+  // on_output (so refusals can be explained). stdin_data is then ignored.
   bool inherit_stdio = false;
 };
 
