@@ -123,8 +123,10 @@ class HttpProvider : public Provider {
     net::HttpHandlers handlers;
     handlers.on_head = [&](const net::HttpResponseHead& h) {
       head = h;
+      // Some local servers label their event streams text/plain: anything
+      // but JSON is read as SSE when we asked for a stream.
       sse = stream && head.status / 100 == 2 &&
-            ToLower(head.Header("content-type")).find("text/event-stream") != std::string::npos;
+            ToLower(head.Header("content-type")).find("json") == std::string::npos;
     };
     handlers.on_body = [&](std::string_view chunk) {
       if (sse) {
