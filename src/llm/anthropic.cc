@@ -361,7 +361,7 @@ Json BuildRequest(const Request& request) {
     body["system"] = Json::array(
         {{{"type", "text"}, {"text", request.system}, {"cache_control", Ephemeral()}}});
   }
-  body["messages"] = Messages(request.messages);
+  body["messages"] = Messages(wire::NormalizeConversation(request.messages));
   if (!request.tools.empty()) {
     Json tools = Json::array();
     for (const auto& t : request.tools) {

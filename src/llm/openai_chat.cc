@@ -44,7 +44,7 @@ std::string JoinedText(const Message& m) {
 Json ChatMessages(const Request& r) {
   Json out = Json::array();
   if (!r.system.empty()) out.push_back({{"role", "system"}, {"content", r.system}});
-  for (const auto& m : r.messages) {
+  for (const auto& m : wire::NormalizeConversation(r.messages)) {
     switch (m.role) {
       case Role::kUser:
         out.push_back({{"role", "user"}, {"content", JoinedText(m)}});

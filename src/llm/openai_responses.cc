@@ -370,7 +370,7 @@ Json BuildRequest(const Request& request) {
   body["model"] = request.model;
   if (!request.system.empty()) body["instructions"] = request.system;
   Json input = Json::array();
-  for (const auto& m : request.messages) {
+  for (const auto& m : wire::NormalizeConversation(request.messages)) {
     switch (m.role) {
       case Role::kUser:
         input.push_back({{"type", "message"},

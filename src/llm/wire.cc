@@ -1,5 +1,7 @@
 #include "llm/wire.h"
 
+#include <algorithm>
+
 namespace sepp::llm::wire {
 
 const Json* Get(const Json& j, std::string_view key) {
@@ -57,6 +59,35 @@ void SetArguments(ContentBlock* call, const std::string& raw) {
     return;
   }
   call->arguments = std::move(*parsed);
+}
+
+std::vector<Message> NormalizeConversation(const std::vector<Message>& messages) {
+  std::vector<Message> out;
+  out.reserve(messages.size());
+  std::vector<const ContentBlock*> pending;  // calls still waiting for a result
+  auto answer_pending = [&] {
+    for (const ContentBlock* call : pending) {
+      out.push_back(Message::ToolResult(call->id, call->name,
+                                        "the tool call was not run: the turn was interrupted",
+                                        true));
+    }
+    pending.clear();
+  };
+  for (const auto& m : messages) {
+    if (m.role == Role::kToolResult) {
+      auto it = std::find_if(pending.begin(), pending.end(),
+                             [&](const ContentBlock* c) { return c->id == m.tool_call_id; });
+      if (it == pending.end()) continue;  // answers nothing: drop
+      pending.erase(it);
+      out.push_back(m);
+      continue;
+    }
+    answer_pending();
+    out.push_back(m);
+    if (m.role == Role::kAssistant) pending = m.ToolCalls();
+  }
+  answer_pending();
+  return out;
 }
 
 std::string ArgumentsText(const ContentBlock& call) {

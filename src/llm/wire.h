@@ -8,6 +8,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/json.h"
 #include "base/result.h"
@@ -35,6 +36,13 @@ void SetArguments(ContentBlock* call, const std::string& raw);
 
 // The text that goes back to a provider for a call's arguments.
 std::string ArgumentsText(const ContentBlock& call);
+
+// The conversation as every API accepts it: each tool call is answered by
+// a tool result before the next user or assistant message (a missing one,
+// e.g. after an abort, gets an error result saying the call did not run),
+// and a tool result that answers no pending call (e.g. its call was
+// compacted away) is dropped. All three APIs reject either case with a 400.
+std::vector<Message> NormalizeConversation(const std::vector<Message>& messages);
 
 // Decodes one streamed response. Fed SSE events in order; on_text,
 // on_thinking and on_tool_call of the sink are called as pieces complete.

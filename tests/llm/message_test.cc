@@ -2,6 +2,7 @@
 
 #include "llm/message.h"
 #include "llm/models.h"
+#include "llm/wire.h"
 
 namespace sepp::llm {
 namespace {
@@ -111,6 +112,37 @@ TEST(Models, ExactPrefixAndDefaults) {
   EXPECT_FALSE(DefaultModel("anthropic").empty());
   EXPECT_FALSE(DefaultModel("openai").empty());
   EXPECT_FALSE(DefaultModel("local").empty());
+}
+
+}  // namespace
+}  // namespace sepp::llm
+
+namespace sepp::llm {
+namespace {
+
+TEST(NormalizeConversation, AnswersInterruptedCallsAndDropsOrphanResults) {
+  Message a;
+  a.role = Role::kAssistant;
+  a.content.push_back(ContentBlock::ToolCall("c1", "read", Json::object()));
+  a.content.push_back(ContentBlock::ToolCall("c2", "bash", Json::object()));
+  std::vector<Message> in = {Message::User("go"),
+                             Message::ToolResult("old", "read", "orphan", false),
+                             a,
+                             Message::ToolResult("c2", "bash", "ran", false),
+                             Message::User("stop that")};
+  auto out = wire::NormalizeConversation(in);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[0], in[0]);
+  EXPECT_EQ(out[1], a);
+  EXPECT_EQ(out[2], in[3]);
+  EXPECT_EQ(out[3].role, Role::kToolResult);
+  EXPECT_EQ(out[3].tool_call_id, "c1");
+  EXPECT_TRUE(out[3].is_error);
+  EXPECT_EQ(out[4], in[4]);
+  // A well-formed conversation is untouched.
+  std::vector<Message> good = {Message::User("go"), a, Message::ToolResult("c1", "read", "x", false),
+                               Message::ToolResult("c2", "bash", "y", false)};
+  EXPECT_EQ(wire::NormalizeConversation(good), good);
 }
 
 }  // namespace
