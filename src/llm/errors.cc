@@ -148,10 +148,10 @@ Failure ClassifyHttpError(const Endpoint& ep, int status, std::string_view body)
     f.error = Error::Make(ContextMessage(ep, message), "context_overflow");
     return f;
   }
-  if (status == 404) {
+  if (status == 404 || (code == "model_not_found" && status < 500)) {
     if (code == "model_not_found" || code == "not_found_error" || Contains(message, "model")) {
-      f.error = Error::Make("model \"" + ep.model + "\" was not found at " + ep.host +
-                                " (404): " + message, "not_found");
+      f.error = Error::Make("model \"" + ep.model + "\" was not found at " + ep.host + " " +
+                                status_text + ": " + message, "not_found");
     } else {
       f.error = Error::Make(ep.host + " answered 404 " + message +
                                 ": check the base URL (OPENAI_BASE_URL must end in /v1, "

@@ -83,7 +83,7 @@ class HttpProvider : public Provider {
         http.headers = openai_responses::RequestHeaders(config_.api_key, request.stream);
         break;
     }
-    log::Debug("llm: POST " + http.url + " model " + request.model + " (" +
+    log::Debug("llm: POST to " + ep.host + " model " + request.model + " (" +
                std::to_string(http.body.size()) + " bytes)");
     return RunWithRetries(policy_, env_, sink, cancel, [&](int attempt) {
       return Attempt(http, request.stream, ep, sink, cancel);

@@ -100,3 +100,21 @@ TEST(HttpErrors, NetErrorsAndMessages) {
 
 }  // namespace
 }  // namespace sepp::llm
+
+namespace sepp::llm {
+namespace {
+
+TEST(HttpErrors, ModelNotFoundWhateverTheStatus) {
+  Endpoint ep;
+  ep.host = "gw.local";
+  ep.model = "gpt-9";
+  auto f = ClassifyHttpError(ep, 400, R"({"error":{"message":"no such model","code":"model_not_found"}})");
+  EXPECT_EQ(f.error.kind, "not_found");
+  EXPECT_NE(f.error.message.find("(400)"), std::string::npos);
+  f = ClassifyHttpError(ep, 404, R"({"error":"model \"llama9\" not found, try pulling it first"})");
+  EXPECT_EQ(f.error.kind, "not_found");
+  EXPECT_NE(f.error.message.find("try pulling it first"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sepp::llm
