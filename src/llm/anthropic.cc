@@ -351,7 +351,8 @@ Json BuildRequest(const Request& request) {
   }
   Json body = Json::object();
   body["model"] = request.model;
-  if (request.thinking_budget > 0) {
+  // Models known not to think reject the thinking parameter.
+  if (request.thinking_budget > 0 && info.supports_thinking) {
     int budget = std::max(1024, request.thinking_budget);
     if (max_tokens <= budget) max_tokens = budget + 4096;
     body["thinking"] = {{"type", "enabled"}, {"budget_tokens", budget}};

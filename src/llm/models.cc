@@ -30,7 +30,7 @@ constexpr Entry kModels[] = {
     {"claude-3-5-haiku", 200000, 8192, false},
     {"claude-3-opus", 200000, 4096, false},
     {"claude-3-haiku", 200000, 4096, false},
-    {"claude-", 200000, 8192, false},
+    {"claude-", 200000, 8192, true},  // newer Claude models all think
     // OpenAI
     {"gpt-5", 400000, 128000, true},
     {"gpt-5-chat", 128000, 16384, false},
@@ -53,6 +53,7 @@ ModelInfo DefaultsFor(const std::string& provider, const std::string& model) {
   if (provider == "anthropic") {
     info.context_window = 200000;
     info.max_output = 8192;
+    info.supports_thinking = true;  // e.g. a model served under another name by a proxy
   } else if (provider == "local") {
     // Local servers often run small contexts; stay modest.
     info.context_window = 32768;

@@ -306,3 +306,21 @@ TEST(AnthropicResponse, HostileBodies) {
 
 }  // namespace
 }  // namespace sepp::llm
+
+namespace sepp::llm {
+namespace {
+
+TEST(AnthropicRequest, ThinkingOnlyForModelsThatThink) {
+  Request r;
+  r.messages.push_back(Message::User("x"));
+  r.thinking_budget = 2000;
+  r.model = "claude-3-5-haiku-20241022";
+  EXPECT_FALSE(anthropic::BuildRequest(r).contains("thinking"));
+  r.model = "claude-opus-9";  // unknown, newer: assume it thinks
+  EXPECT_TRUE(anthropic::BuildRequest(r).contains("thinking"));
+  r.model = "my-proxy-alias";
+  EXPECT_TRUE(anthropic::BuildRequest(r).contains("thinking"));
+}
+
+}  // namespace
+}  // namespace sepp::llm
