@@ -12,6 +12,10 @@
 #include <algorithm>
 #include <vector>
 
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/clock.h"
 #include "base/secrets.h"
 #include "base/strings.h"
 
@@ -139,6 +143,53 @@ Json HeaderToJson(const SessionHeader& header) {
   j["provider"] = header.provider;
   j["model"] = header.model;
   return j;
+}
+
+Status PrepareImport(SessionHeader& header, std::vector<Entry>& entries) {
+  if (!IsValidSessionId(header.id))
+    return Error::Make("invalid session id \"" + header.id + "\"", "invalid_argument");
+  Json hj = HeaderToJson(header);
+  RedactStrings(hj);
+  Result<SessionHeader> h = HeaderFromJson(std::move(hj));
+  if (!h.ok()) return h.error();
+  header = std::move(*h);
+  for (Entry& in : entries) {
+    Json data = in.data;
+    RedactStrings(data);
+    Result<Entry> e = EntryFromJson(std::move(data));
+    if (!e.ok())
+      return Error::Make("cannot import entry \"" + in.id + "\": " + e.error().message,
+                         "invalid_argument");
+    in = std::move(*e);
+  }
+  return Ok();
+}
+
+std::optional<int64_t> ParseIso8601Ms(std::string_view text) {
+  // YYYY-MM-DDTHH:MM:SS[.fff]Z
+  int y, mo, d, h, mi, s;
+  char tail[16] = {0};
+  std::string str(text.substr(0, 40));
+  if (std::sscanf(str.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%15s", &y, &mo, &d, &h, &mi, &s, tail) < 6)
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  int ms = 0;
+  if (tail[0] == '.') ms = std::atoi(tail + 1) % 1000;
+  // Days from civil (Howard Hinnant's algorithm).
+  y -= mo <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  int64_t days = int64_t(era) * 146097 + int64_t(doe) - 719468;
+  return ((days * 24 + h) * 60 + mi) * 60000 + int64_t(s) * 1000 + ms;
+}
+
+int64_t LastWriteMs(const SessionHeader& header, const std::vector<Entry>& entries) {
+  std::optional<int64_t> t = ParseIso8601Ms(header.created);
+  if (!entries.empty())
+    if (auto last = ParseIso8601Ms(entries.back().timestamp); last && (!t || *last > *t)) t = last;
+  return t ? *t : NowMs();
 }
 
 namespace {

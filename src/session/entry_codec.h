@@ -1,7 +1,10 @@
 // Internal to src/session: turning entries and headers into JSON text and
 // back, shared by the stores. Not part of the public API.
 #pragma once
+#include <cstdint>
 #include <initializer_list>
+#include <optional>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -32,6 +35,16 @@ Result<Entry> EntryFromJson(Json object);
 Result<SessionHeader> HeaderFromJson(Json object);
 // The header's JSON object: data with the named fields written over it.
 Json HeaderToJson(const SessionHeader& header);
+
+// Prepares a session for Store::Import: redacts secrets from the header and
+// every entry and re-validates them. Error names the first invalid entry.
+Status PrepareImport(SessionHeader& header, std::vector<Entry>& entries);
+// When an imported session was last written: the later of its creation time
+// and its last entry's timestamp, in ms since the epoch; now if neither
+// parses. (A fork is created now, so it counts as just written.)
+int64_t LastWriteMs(const SessionHeader& header, const std::vector<Entry>& entries);
+// "2026-11-29T14:39:14.123Z" -> ms since the epoch; nullopt if malformed.
+std::optional<int64_t> ParseIso8601Ms(std::string_view text);
 
 // Session ids name files: 1-64 of [0-9A-Za-z_-].
 bool IsValidSessionId(std::string_view id);

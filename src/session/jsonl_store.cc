@@ -206,31 +206,17 @@ class JsonlStore : public Store {
 
   Result<std::unique_ptr<Session>> Import(const SessionHeader& header_in,
                                           const std::vector<Entry>& entries_in) override {
-    if (!IsValidSessionId(header_in.id))
-      return Error::Make("invalid session id \"" + header_in.id + "\"", "invalid_argument");
-    if (!FilesNamed(header_in.id).empty())
-      return Error::Make("session " + header_in.id + " already exists in " + root_.string(),
-                         "exists");
     SessionHeader header = header_in;
-    Json hj = HeaderToJson(header);
-    RedactStrings(hj);
-    Result<SessionHeader> redacted = HeaderFromJson(std::move(hj));
-    if (!redacted.ok()) return redacted.error();
-    header = std::move(*redacted);
-
+    std::vector<Entry> entries = entries_in;
+    if (Status s = PrepareImport(header, entries); !s.ok()) return s.error();
+    if (!FilesNamed(header.id).empty())
+      return Error::Make("session " + header.id + " already exists in " + root_.string(),
+                         "exists");
     std::string text = EncodeHeader(header);
     text += '\n';
-    std::vector<Entry> entries;
-    entries.reserve(entries_in.size());
-    for (const Entry& in : entries_in) {
-      Json data = in.data;
-      RedactStrings(data);
-      Result<Entry> e = EntryFromJson(std::move(data));
-      if (!e.ok()) return Error::Make("cannot import entry " + in.id + ": " + e.error().message,
-                                      "invalid_argument");
-      text += EncodeEntry(*e);
+    for (const Entry& e : entries) {
+      text += EncodeEntry(e);
       text += '\n';
-      entries.push_back(std::move(*e));
     }
 
     fs::path dir = root_ / CwdFolderName(header.cwd);
@@ -251,6 +237,12 @@ class JsonlStore : public Store {
         ::unlink(tmp.c_str());
         return Error::Make("could not write " + tmp.string() + ": " + s.error().message, "io");
       }
+      // An imported session keeps its age, so "latest" still means latest.
+      int64_t ms = LastWriteMs(header, entries);
+      struct timespec times[2];
+      times[0].tv_sec = times[1].tv_sec = ms / 1000;
+      times[0].tv_nsec = times[1].tv_nsec = (ms % 1000) * 1000000;
+      ::futimens(out.get(), times);
     }
     if (::link(tmp.c_str(), path.c_str()) != 0) {
       int err = errno;

@@ -20,6 +20,10 @@ struct ToolContext {
   CancelToken* cancel = nullptr;                      // may be null
   std::function<void(std::string_view)> on_output;    // partial output (bash); may be empty
   const sandbox::Policy* policy = nullptr;            // null: the built-in default
+  // Where a tool saves the full text of an output it had to truncate (bash),
+  // so the model can read the rest. Empty: $TMPDIR/sepp-output (else
+  // /tmp/sepp-output). The agent may point it at the session's folder.
+  std::filesystem::path output_dir;
 };
 
 struct ToolResult {
@@ -55,5 +59,14 @@ class ToolRegistry {
 
 // read, write, edit, bash, ls, find, grep.
 std::unique_ptr<ToolRegistry> MakeBuiltinTools();
+
+// The built-in tools one by one (for registries with a custom set).
+std::unique_ptr<Tool> MakeReadTool();
+std::unique_ptr<Tool> MakeWriteTool();
+std::unique_ptr<Tool> MakeEditTool();
+std::unique_ptr<Tool> MakeBashTool();
+std::unique_ptr<Tool> MakeLsTool();
+std::unique_ptr<Tool> MakeFindTool();
+std::unique_ptr<Tool> MakeGrepTool();
 
 }  // namespace sepp::tools

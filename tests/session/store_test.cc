@@ -462,7 +462,7 @@ TEST_P(StoreTest, ImportKeepsEverythingVerbatim) {
   EXPECT_EQ((*l)[0].first_prompt, "q");
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, StoreTest, ::testing::Values(StoreKind::kJsonl),
+INSTANTIATE_TEST_SUITE_P(Stores, StoreTest, ::testing::Values(StoreKind::kJsonl, StoreKind::kSqlite),
                          [](const auto& info) { return std::string(StoreKindName(info.param)); });
 
 }  // namespace

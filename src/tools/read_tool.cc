@@ -1,0 +1,188 @@
+// read: a text file with line numbers (cat -n style), a window at a time.
+//
+// The file is streamed, so a huge log costs only the window shown plus one
+// pass counting its lines. Lines longer than kMaxLineBytes are cut, ill-formed
+// UTF-8 becomes U+FFFD, a trailing '\r' (CRLF files) is not shown. Binary
+// files and images are described, never dumped.
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "base/fd.h"
+#include "base/strings.h"
+#include "tools/args.h"
+#include "tools/files.h"
+#include "tools/truncate.h"
+
+namespace sepp::tools {
+namespace {
+
+constexpr int64_t kDefaultLimit = 2000;
+
+class ReadTool : public Tool {
+ public:
+  std::string name() const override { return "read"; }
+
+  std::string description() const override {
+    return "Read a text file. Output has line numbers (cat -n style: number, tab, text). "
+           "Shows up to 2000 lines or 50 KB per call; use offset (1-based line) and limit to "
+           "page through larger files. Lines longer than 2000 bytes are cut. Binary files and "
+           "images are described, not shown.";
+  }
+
+  Json parameters() const override {
+    return Json::parse(R"({
+      "type": "object",
+      "properties": {
+        "path": {"type": "string", "description": "File to read, relative to the working directory or absolute."},
+        "offset": {"type": "integer", "minimum": 1, "description": "First line to show (1-based). Default 1."},
+        "limit": {"type": "integer", "minimum": 1, "description": "Maximum number of lines to show. Default 2000."}
+      },
+      "required": ["path"],
+      "additionalProperties": false
+    })");
+  }
+
+  std::string Summary(const Json& args) const override {
+    std::string s = "read " + StringOr(args, "path");
+    if (args.is_object() && args.contains("offset") && args["offset"].is_number_integer())
+      s += ":" + std::to_string(args["offset"].get<int64_t>());
+    return s;
+  }
+
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
+    try {
+      return RunChecked(args, ctx);
+    } catch (const std::exception& e) {
+      return ErrorResult(std::string("read failed: ") + e.what());
+    }
+  }
+
+ private:
+  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+    if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
+    auto path_arg = RequiredString(args, "path");
+    if (!path_arg) return ErrorResult(path_arg.error().message);
+    auto offset = OptionalInt(args, "offset", 1, INT64_MAX);
+    if (!offset) return ErrorResult(offset.error().message);
+    auto limit = OptionalInt(args, "limit", 1, INT64_MAX);
+    if (!limit) return ErrorResult(limit.error().message);
+
+    std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
+    std::string shown = ShowPath(ctx, path);
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return ErrorResult(NotFoundMessage(ctx, path));
+      return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
+    }
+    if (S_ISDIR(st.st_mode))
+      return ErrorResult(shown + " is a directory, not a file. Use ls to list it.");
+    if (!S_ISREG(st.st_mode))
+      return ErrorResult(shown + " is not a regular file (a device, pipe or socket).");
+    uint64_t size = static_cast<uint64_t>(st.st_size);
+
+    std::FILE* f = std::fopen(path.c_str(), "rbe");
+    if (!f) return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
+    std::string sample = ReadSample(path);
+    if (std::string image = ImageType(sample); !image.empty()) {
+      std::fclose(f);
+      ToolResult r = ErrorResult(shown + " is a " + image + " image (" + HumanBytes(size) +
+                                 "). Reading images is not supported; only text files can be "
+                                 "read.");
+      r.details = {{"path", shown}, {"image", image}, {"bytes", size}};
+      return r;
+    }
+    if (LooksBinary(sample)) {
+      std::fclose(f);
+      ToolResult r;
+      r.text = shown + " is a binary file (" + HumanBytes(size) +
+               "); its bytes are not shown. Use bash (e.g. `file`, `xxd | head`) to inspect it.";
+      r.details = {{"path", shown}, {"binary", true}, {"bytes", size}};
+      return r;
+    }
+    ToolResult r = ReadLines(f, shown, offset->value_or(1), limit->value_or(kDefaultLimit));
+    std::fclose(f);
+    return r;
+  }
+
+  static ToolResult ReadLines(std::FILE* f, const std::string& shown, int64_t first,
+                              int64_t max_lines) {
+    const TruncateLimits limits;
+    std::string out;
+    int64_t line_no = 0, last_shown = 0;
+    bool byte_cut = false, more = false;
+    char* buf = nullptr;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = ::getline(&buf, &cap, f)) >= 0) {
+      ++line_no;
+      if (line_no < first) continue;
+      if (line_no - first >= max_lines || byte_cut) {
+        more = true;
+        break;
+      }
+      std::string_view line(buf, static_cast<size_t>(len));
+      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      char num[32];
+      std::snprintf(num, sizeof num, "%6lld\t", static_cast<long long>(line_no));
+      std::string text = num + SanitizeUtf8(CutLine(line)) + "\n";
+      if (last_shown > 0 && out.size() + text.size() > limits.max_bytes) {
+        byte_cut = true;
+        more = true;
+        break;
+      }
+      out += text;
+      last_shown = line_no;
+    }
+    std::free(buf);
+    int64_t total = line_no;
+    if (more) total += CountRest(f);  // the line that stopped us is counted already
+    if (total == 0) {
+      ToolResult r;
+      r.text = shown + " is empty.";
+      r.details = {{"path", shown}, {"total_lines", 0}};
+      return r;
+    }
+    if (first > total)
+      return ErrorResult("offset " + std::to_string(first) + " is past the end of " + shown +
+                         " (" + std::to_string(total) + (total == 1 ? " line" : " lines") + ").");
+    ToolResult r;
+    r.text = std::move(out);
+    if (last_shown < total) {
+      r.truncated = true;
+      r.text += "[Showing lines " + std::to_string(first) + "-" + std::to_string(last_shown) +
+                " of " + std::to_string(total) + ". Use offset=" + std::to_string(last_shown + 1) +
+                " to continue.]";
+    }
+    r.details = {{"path", shown},
+                 {"start_line", first},
+                 {"end_line", last_shown},
+                 {"total_lines", total}};
+    return r;
+  }
+
+  // Lines after the current position (an unterminated last line counts).
+  static int64_t CountRest(std::FILE* f) {
+    int64_t n = 0;
+    char buf[65536];
+    size_t got;
+    char last = '\n';
+    bool any = false;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      any = true;
+      for (const char* p = buf; (p = static_cast<const char*>(
+                                     std::memchr(p, '\n', static_cast<size_t>(buf + got - p))));
+           ++p)
+        ++n;
+      last = buf[got - 1];
+    }
+    return any && last != '\n' ? n + 1 : n;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> MakeReadTool() { return std::make_unique<ReadTool>(); }
+
+}  // namespace sepp::tools

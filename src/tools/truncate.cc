@@ -1,0 +1,212 @@
+// Truncation works on lines: a kept line is kept whole, except when a single
+// line is larger than the whole budget (minified files, progress bars), in
+// which case its UTF-8-safe prefix (head) or suffix (tail) is kept.
+#include "tools/truncate.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/fd.h"
+#include "base/strings.h"
+
+namespace sepp::tools {
+namespace {
+
+struct Part {
+  size_t bytes = 0;  // length of the kept part
+  size_t lines = 0;  // complete lines in it
+};
+
+// Whole lines from the start of text within the budget.
+Part HeadPart(std::string_view text, size_t max_lines, size_t max_bytes) {
+  Part p;
+  while (p.bytes < text.size() && p.lines < max_lines) {
+    size_t nl = text.find('\n', p.bytes);
+    size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (end - p.bytes > max_bytes - std::min(max_bytes, p.bytes)) break;
+    p.bytes = end;
+    ++p.lines;
+  }
+  if (p.lines == 0 && !text.empty() && max_lines > 0)  // first line alone too big
+    p.bytes = Utf8SafePrefix(text, max_bytes);
+  return p;
+}
+
+// Whole lines from the end of text within the budget; bytes counts from the end.
+Part TailPart(std::string_view text, size_t max_lines, size_t max_bytes) {
+  Part p;
+  size_t start = text.size();
+  while (start > 0 && p.lines < max_lines) {
+    // The line that ends at start-1 (with its '\n', if any) begins after
+    // the '\n' before it.
+    size_t last = start - 1;
+    size_t nl = text[last] != '\n' ? text.rfind('\n', last)
+                : last == 0        ? std::string_view::npos
+                                   : text.rfind('\n', last - 1);
+    size_t line_start = nl == std::string_view::npos ? 0 : nl + 1;
+    if (start - line_start > max_bytes - p.bytes) break;
+    p.bytes += start - line_start;
+    start = line_start;
+    ++p.lines;
+  }
+  if (p.lines == 0 && !text.empty() && max_lines > 0) {
+    size_t from = text.size() - std::min(text.size(), max_bytes);
+    while (from < text.size() && (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) ++from;
+    p.bytes = text.size() - from;
+  }
+  return p;
+}
+
+std::string OmittedMarker(size_t lines, size_t bytes) {
+  return "[... " + std::to_string(lines) + (lines == 1 ? " line" : " lines") + " (" +
+         HumanBytes(bytes) + ") omitted ...]";
+}
+
+// head_src starts at the output's first byte, tail_src ends at its last; in
+// memory both are the whole text.
+Truncation JoinHeadTail(std::string_view head_src, std::string_view tail_src, size_t total_bytes,
+                        size_t total_lines, const TruncateLimits& limits) {
+  Truncation t;
+  t.total_bytes = total_bytes;
+  t.total_lines = total_lines;
+  size_t head_lines = limits.max_lines / 2, head_bytes = limits.max_bytes / 2;
+  Part head = HeadPart(head_src, head_lines, head_bytes);
+  Part tail = TailPart(tail_src, limits.max_lines - head_lines, limits.max_bytes - head_bytes);
+  if (head.bytes + tail.bytes > total_bytes) tail.bytes = total_bytes - head.bytes;  // guard
+  t.truncated = true;
+  t.head_lines = head.lines;
+  t.tail_lines = tail.lines;
+  t.omitted_bytes = total_bytes - head.bytes - tail.bytes;
+  size_t kept = head.lines + tail.lines;
+  t.omitted_lines = total_lines > kept ? total_lines - kept : 0;
+  t.text.assign(head_src.substr(0, head.bytes));
+  if (!t.text.empty() && t.text.back() != '\n') t.text += '\n';
+  t.text += OmittedMarker(t.omitted_lines, t.omitted_bytes);
+  t.text += '\n';
+  t.text.append(tail_src.substr(tail_src.size() - tail.bytes));
+  return t;
+}
+
+bool WithinLimits(size_t bytes, size_t lines, const TruncateLimits& limits) {
+  return bytes <= limits.max_bytes && lines <= limits.max_lines;
+}
+
+}  // namespace
+
+size_t CountLines(std::string_view text) {
+  if (text.empty()) return 0;
+  size_t n = static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+  return text.back() == '\n' ? n : n + 1;
+}
+
+Truncation TruncateHead(std::string_view text, const TruncateLimits& limits) {
+  Truncation t;
+  t.total_bytes = text.size();
+  t.total_lines = CountLines(text);
+  if (WithinLimits(t.total_bytes, t.total_lines, limits)) {
+    t.text.assign(text);
+    t.head_lines = t.total_lines;
+    return t;
+  }
+  Part head = HeadPart(text, limits.max_lines, limits.max_bytes);
+  t.truncated = true;
+  t.text.assign(text.substr(0, head.bytes));
+  t.head_lines = head.lines;
+  t.omitted_bytes = text.size() - head.bytes;
+  t.omitted_lines = t.total_lines - head.lines;
+  return t;
+}
+
+Truncation TruncateHeadTail(std::string_view text, const TruncateLimits& limits) {
+  size_t lines = CountLines(text);
+  if (WithinLimits(text.size(), lines, limits)) {
+    Truncation t;
+    t.text.assign(text);
+    t.total_bytes = text.size();
+    t.total_lines = t.head_lines = lines;
+    return t;
+  }
+  return JoinHeadTail(text, text, text.size(), lines, limits);
+}
+
+std::string CutLine(std::string_view line, size_t max_bytes) {
+  if (line.size() <= max_bytes) return std::string(line);
+  size_t keep = Utf8SafePrefix(line, max_bytes);
+  return std::string(line.substr(0, keep)) + "… [" + std::to_string(line.size() - keep) +
+         " more bytes]";
+}
+
+void LimitResult(ToolResult& result, const TruncateLimits& limits) {
+  Truncation t = TruncateHead(result.text, limits);
+  if (!t.truncated) return;
+  result.text = std::move(t.text);
+  if (!result.text.empty() && result.text.back() != '\n') result.text += '\n';
+  result.text += "[Output truncated: showing " + std::to_string(t.head_lines) + " of " +
+                 std::to_string(t.total_lines) + " lines; " + HumanBytes(t.omitted_bytes) +
+                 " omitted.]";
+  result.truncated = true;
+}
+
+OutputCollector::OutputCollector(TruncateLimits limits, std::filesystem::path spill_path)
+    : limits_(limits), spill_path_(std::move(spill_path)) {}
+
+OutputCollector::~OutputCollector() {
+  if (file_) std::fclose(file_);
+}
+
+void OutputCollector::Append(std::string_view chunk) {
+  if (chunk.empty()) return;
+  total_bytes_ += chunk.size();
+  newlines_ += static_cast<size_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+  last_ = chunk.back();
+  if (!spilled_) {
+    all_.append(chunk);
+    size_t lines = newlines_ + (last_ == '\n' ? 0 : 1);
+    if (!WithinLimits(total_bytes_, lines, limits_)) Spill();
+    return;
+  }
+  if (file_ && std::fwrite(chunk.data(), 1, chunk.size(), file_) != chunk.size()) {
+    spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  tail_.append(chunk);
+  if (tail_.size() > 2 * limits_.max_bytes + 1)
+    tail_.erase(0, tail_.size() - limits_.max_bytes - 1);
+}
+
+void OutputCollector::Spill() {
+  spilled_ = true;
+  head_ = all_.substr(0, limits_.max_bytes + 1);
+  tail_ = all_.size() > limits_.max_bytes + 1 ? all_.substr(all_.size() - limits_.max_bytes - 1)
+                                              : all_;
+  if (spill_path_.empty()) {
+    spill_error_ = "no folder for saved output";
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(spill_path_.parent_path(), ec);
+    file_ = std::fopen(spill_path_.c_str(), "wbe");
+    if (!file_) {
+      spill_error_ = "cannot create " + spill_path_.string() + ": " + ErrnoText(errno);
+    } else if (std::fwrite(all_.data(), 1, all_.size(), file_) != all_.size()) {
+      spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+  }
+  std::string().swap(all_);
+}
+
+Truncation OutputCollector::Finish() {
+  if (file_) {
+    if (std::fclose(file_) != 0 && spill_error_.empty())
+      spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);
+    file_ = nullptr;
+  }
+  if (!spilled_) return TruncateHeadTail(all_, limits_);
+  size_t lines = newlines_ + (last_ == '\n' ? 0 : 1);
+  return JoinHeadTail(head_, tail_, total_bytes_, lines, limits_);
+}
+
+}  // namespace sepp::tools
