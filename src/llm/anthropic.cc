@@ -22,6 +22,7 @@
 #include <map>
 
 #include "llm/models.h"
+#include "llm/openai_responses.h"
 
 namespace sepp::llm::anthropic {
 namespace {
@@ -42,9 +43,9 @@ Json AssistantBlocks(const Message& m) {
         if (!b.text.empty()) blocks.push_back({{"type", "text"}, {"text", b.text}});
         break;
       case ContentBlock::Kind::kThinking:
-        // Unsigned thinking (from another provider) cannot be verified by
-        // the API and would be rejected: leave it out.
-        if (b.signature.empty()) break;
+        // Unsigned thinking, or another API's reasoning, cannot be verified
+        // by the API and would be rejected: leave it out.
+        if (b.signature.empty() || b.signature.rfind(openai_responses::kReasoningTag, 0) == 0) break;
         if (b.redacted) {
           blocks.push_back({{"type", "redacted_thinking"}, {"data", b.signature}});
         } else {

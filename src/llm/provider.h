@@ -76,6 +76,10 @@ struct ProviderConfig {
 // provider_flag may be empty. Error (kind "auth"/"usage") says exactly which
 // variable to set.
 Result<ProviderConfig> ConfigFromEnvironment(const std::string& provider_flag);
+// The same, reading variables through getenv (for tests): returns "" for
+// unset variables.
+Result<ProviderConfig> ConfigFromLookup(const std::string& provider_flag,
+                                        const std::function<std::string(const char*)>& getenv);
 
 std::unique_ptr<Provider> MakeProvider(const ProviderConfig& config);
 

@@ -25,6 +25,10 @@ struct HttpRequest {
   std::string body;
   double connect_timeout_s = 30;
   double read_timeout_s = 300;   // longest silence allowed while reading
+  // "" = from the environment (HTTPS_PROXY/HTTP_PROXY/NO_PROXY, see
+  // net/proxy.h); "direct" = no proxy; else an http:// proxy URL, used even
+  // for loopback targets. Userinfo in a proxy URL becomes Basic auth.
+  std::string proxy;
 };
 
 struct HttpResponseHead {
@@ -48,7 +52,12 @@ struct HttpHandlers {
 
 // Error kinds: "connect" (DNS, refused, unreachable), "tls", "timeout",
 // "aborted" (cancel), "io" (connection dropped mid-response), "proxy",
-// "bad_url". Messages name the host and say what to check.
+// "bad_url", "bad_request" (CR/LF in a header). Messages name the host and
+// say what to check. An HTTP error status (4xx/5xx) is not an error here:
+// it arrives in on_head like any other response.
+//
+// One connection per call ("Connection: close"); no Accept-Encoding is sent,
+// so bodies arrive as the server wrote them (de-chunked).
 Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, CancelToken* cancel);
 
 // Convenience: collects the whole body.

@@ -31,6 +31,9 @@ struct Policy {
   NetMode net = NetMode::kOff;
   std::vector<std::string> allow_domains;    // for kProxy; "*.example.com" allowed
   std::vector<std::string> env_allow;        // names passed through from sepp's env
+  // Secret-looking names (API keys, tokens) are never passed through unless
+  // listed here too: wrapping another agent may need its provider key.
+  std::vector<std::string> env_allow_secrets;
   std::map<std::string, std::string> env_set;
   Limits limits;
 };

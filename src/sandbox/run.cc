@@ -1,20 +1,37 @@
-// The launcher. This first version starts the child in its own session and
-// process group with a scrubbed environment; confinement (namespaces,
-// Landlock, seccomp) is added in the child set-up step (see ConfineChild).
+// The launcher. Unconfined (policy.enabled == false, `--sandbox off`), the
+// child only gets its own session, process group and scrubbed environment.
+// Confined, the parent prepares everything (mount plan, Landlock rules,
+// seccomp program, rlimits, resolved argv) and clone()s the child into new
+// namespaces; child.cc does the rest between clone and exec. Two pipes
+// synchronise them: `sync` releases the child once its uid/gid maps and
+// cgroup are in place; `report` carries a ChildFailure if set-up fails, and
+// closes silently at exec (close-on-exec), which is how the parent knows the
+// command started.
 #include "sandbox/run.h"
 
-#include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <algorithm>
+#include <cstring>
+
 #include "base/clock.h"
 #include "base/fd.h"
+#include "base/log.h"
 #include "base/secrets.h"
+#include "sandbox/child.h"
+#include "sandbox/denials.h"
+#include "sandbox/limits.h"
+#include "sandbox/mounts.h"
+#include "sandbox/namespaces.h"
+#include "sandbox/probe.h"
+#include "sandbox/seccomp.h"
 
 extern char** environ;
 
@@ -23,22 +40,25 @@ namespace {
 
 const char* const kDefaultEnv[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
                                    "LC_CTYPE", "TERM", "TZ", "SHELL", "TMPDIR"};
+constexpr size_t kTailBytes = 16384;
 
-// In the child, between fork and exec: only async-signal-safe calls.
+// In the unconfined child, between fork and exec: only async-signal-safe calls.
 [[noreturn]] void ExecChild(const RunSpec& spec, int out_fd, int in_fd,
                             char* const* argv, char* const* envp) {
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  dup2(in_fd, 0);
-  dup2(out_fd, 1);
-  dup2(out_fd, 2);
+  if (!spec.inherit_stdio) {
+    dup2(in_fd, 0);
+    dup2(out_fd, 1);
+    dup2(out_fd, 2);
+  }
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
     const char msg[] = "sepp: cannot enter the working directory\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
     _exit(126);
   }
-  execvpe(argv[0], argv, envp);
+  execve(argv[0], argv, envp);
   int err = errno;
   const char msg[] = "sepp: cannot run the command: ";
   ssize_t ignored = write(2, msg, sizeof msg - 1);
@@ -49,14 +69,206 @@ const char* const kDefaultEnv[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "L
   _exit(err == ENOENT ? 127 : 126);
 }
 
+std::string EnvValue(const std::vector<std::string>& env, std::string_view name) {
+  for (const auto& e : env)
+    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+      return e.substr(name.size() + 1);
+  return {};
+}
+
+// argv[0] resolved against the child's PATH, so that exec in the child
+// needs no lookup (and uses the PATH the child will see, not sepp's).
+std::string ResolveCommand(const std::string& cmd, const std::vector<std::string>& env) {
+  if (cmd.find('/') != std::string::npos) return cmd;
+  std::string path = EnvValue(env, "PATH");
+  if (path.empty()) path = "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    std::string full = dir + "/" + cmd;
+    if (access(full.c_str(), X_OK) == 0) return full;
+    start = end + 1;
+  }
+  return cmd;
+}
+
+class Tail {
+ public:
+  void Add(std::string_view s) {
+    text_.append(s);
+    if (text_.size() > 2 * kTailBytes) text_.erase(0, text_.size() - kTailBytes);
+  }
+  std::string_view view() const { return text_; }
+
+ private:
+  std::string text_;
+};
+
+struct Pipes {
+  UniqueFd out_r, out_w, in_r, in_w, devnull;
+};
+
+// Streams output and feeds stdin until the child exits or the deadline
+// passes; then kills whatever is left of the group. Shared by both modes.
+void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const OutputFn& on_output,
+               Tail* tail, RunResult* result, int* status) {
+  double deadline = timeout > 0 ? MonotonicSeconds() + timeout : 0;
+  size_t stdin_off = 0;
+  char buf[65536];
+  bool reaped = false;
+  auto emit = [&](const char* data, ssize_t n) {
+    std::string_view v(data, static_cast<size_t>(n));
+    tail->Add(v);
+    if (on_output) on_output(v);
+  };
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  UniqueFd pidfd_owner(pidfd);
+  for (;;) {
+    pollfd fds[3];
+    int nfds = 0;
+    int out_i = -1, in_i = -1;
+    if (p.out_r.valid()) {
+      out_i = nfds;
+      fds[nfds++] = {p.out_r.get(), POLLIN, 0};
+    }
+    if (p.in_w.valid()) {
+      in_i = nfds;
+      fds[nfds++] = {p.in_w.get(), POLLOUT, 0};
+    }
+    if (pidfd >= 0) fds[nfds++] = {pidfd, POLLIN, 0};
+    int wait_ms = 200;
+    if (deadline > 0) {
+      double left = deadline - MonotonicSeconds();
+      if (left <= 0) {
+        result->timed_out = true;
+        result->killed_by_sandbox = true;
+        kill(pid, SIGKILL);
+        kill(-pid, SIGKILL);
+        break;
+      }
+      wait_ms = static_cast<int>(std::min(left * 1000 + 1, 200.0));
+    }
+    int n = poll(fds, static_cast<nfds_t>(nfds), wait_ms);
+    if (n < 0 && errno != EINTR) break;
+    if (waitpid(pid, status, WNOHANG) == pid) {
+      // The command itself is done. Take what output is already there; a
+      // background process still holding the pipe must not keep us waiting.
+      reaped = true;
+      if (p.out_r.valid()) {
+        fcntl(p.out_r.get(), F_SETFL, O_NONBLOCK);
+        ssize_t r;
+        while ((r = read(p.out_r.get(), buf, sizeof buf)) > 0) emit(buf, r);
+      }
+      break;
+    }
+    if (n <= 0) continue;
+    if (in_i >= 0 && (fds[in_i].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t w = write(p.in_w.get(), spec.stdin_data.data() + stdin_off,
+                        spec.stdin_data.size() - stdin_off);
+      if (w > 0) stdin_off += static_cast<size_t>(w);
+      if (w < 0 && errno != EAGAIN && errno != EINTR) stdin_off = spec.stdin_data.size();
+      if (stdin_off >= spec.stdin_data.size()) p.in_w.Reset();
+    }
+    if (out_i >= 0 && (fds[out_i].revents & (POLLIN | POLLHUP | POLLERR))) {
+      ssize_t r = read(p.out_r.get(), buf, sizeof buf);
+      if (r > 0) {
+        emit(buf, r);
+      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+        p.out_r.Reset();  // every writer closed; wait for the exit itself
+      }
+    }
+  }
+  // Make sure no member of the tree lingers (a detached `sleep &` would
+  // otherwise outlive the call). Confined, killing pid 1 of the namespace
+  // kills them all; unconfined, the group is the best we have.
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  while (!reaped && waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+Result<Pipes> MakePipes(const RunSpec& spec) {
+  Pipes p;
+  if (spec.inherit_stdio) return p;
+  auto out = MakePipe();
+  if (!out.ok()) return out.error();
+  p.out_r = std::move(out->first);
+  p.out_w = std::move(out->second);
+  if (spec.stdin_data.empty()) {
+    p.devnull.Reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  } else {
+    auto in = MakePipe();
+    if (!in.ok()) return in.error();
+    p.in_r = std::move(in->first);
+    p.in_w = std::move(in->second);
+  }
+  return p;
+}
+
+void FinishResult(const Policy& policy, const RunSpec& spec, double timeout, int status,
+                  uint64_t refused_forks, const Tail& tail, CancelToken* cancel, RunResult* r) {
+  if (WIFEXITED(status)) r->exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r->term_signal = WTERMSIG(status);
+  r->cancelled = cancel && cancel->cancelled();
+  if (r->cancelled) r->killed_by_sandbox = true;
+  if (!policy.enabled) return;
+  RunFacts facts{r->exit_code, r->term_signal, r->timed_out, timeout, refused_forks};
+  if (!r->cancelled) r->denials = ExplainDenials(policy, facts, tail.view());
+  (void)spec;
+}
+
+Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
+                                const OutputFn& on_output, CancelToken* cancel) {
+  auto pipes = MakePipes(spec);
+  if (!pipes.ok()) return pipes.error();
+  Pipes& p = *pipes;
+  std::vector<std::string> env = BuildChildEnv(policy);
+  std::string exe = ResolveCommand(spec.argv[0], env);
+  std::vector<char*> argv, envp;
+  argv.push_back(exe.data());
+  for (size_t i = 1; i < spec.argv.size(); ++i) argv.push_back(const_cast<char*>(spec.argv[i].c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  int child_in = p.in_r.valid() ? p.in_r.get() : p.devnull.get();
+
+  pid_t pid = fork();
+  if (pid < 0) return Error::Make("fork: " + ErrnoText(errno));
+  if (pid == 0) ExecChild(spec, p.out_w.get(), child_in, argv.data(), envp.data());
+  p.out_w.Reset();
+  p.in_r.Reset();
+  if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
+
+  RunResult result;
+  std::unique_ptr<CancelToken::Registration> reg;
+  if (cancel) reg = cancel->OnCancel([pid] { kill(-pid, SIGKILL); });
+  double timeout = spec.timeout_s > 0 ? spec.timeout_s : policy.limits.timeout_s;
+  Tail tail;
+  int status = 0;
+  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  FinishResult(policy, spec, timeout, status, 0, tail, cancel, &result);
+  return result;
+}
+
 }  // namespace
 
 std::vector<std::string> BuildChildEnv(const Policy& policy) {
   std::vector<std::string> names(policy.env_allow.begin(), policy.env_allow.end());
   if (names.empty()) names.assign(std::begin(kDefaultEnv), std::end(kDefaultEnv));
   std::vector<std::string> env;
+  for (const auto& s : policy.env_allow_secrets) names.push_back(s);
+  auto secret_allowed = [&](const std::string& n) {
+    return std::find(policy.env_allow_secrets.begin(), policy.env_allow_secrets.end(), n) !=
+           policy.env_allow_secrets.end();
+  };
+  std::vector<std::string> seen;
   for (const auto& name : names) {
-    if (IsSecretEnvName(name) || policy.env_set.count(name)) continue;
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(name);
+    if ((IsSecretEnvName(name) && !secret_allowed(name)) || policy.env_set.count(name)) continue;
     if (const char* v = getenv(name.c_str())) env.push_back(name + "=" + v);
   }
   for (const auto& [k, v] : policy.env_set) env.push_back(k + "=" + v);
@@ -66,94 +278,132 @@ std::vector<std::string> BuildChildEnv(const Policy& policy) {
 Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn& on_output,
                       CancelToken* cancel) {
   if (spec.argv.empty()) return Error::Make("no command given", "usage");
-  auto out_pipe = MakePipe();
-  if (!out_pipe.ok()) return out_pipe.error();
-  auto in_pipe = MakePipe();
-  if (!in_pipe.ok()) return in_pipe.error();
+  if (!policy.enabled) return RunUnconfined(spec, policy, on_output, cancel);
+
+  // Fail closed: refuse before starting anything the kernel cannot confine.
+  if (auto s = CheckEnforceable(policy); !s.ok()) return s.error();
+  if (policy.net == NetMode::kProxy)
+    return Error::Make("sepp refuses to run the command: network proxy mode is not available in "
+                       "this build; use net = \"off\" or \"host\"",
+                       "sandbox_unavailable");
+  auto seccomp = SeccompProgram();
+  if (!seccomp.ok()) return seccomp.error();
+  auto mounts = BuildMountPlan(policy, spec.cwd);
+  if (!mounts.ok()) return mounts.error();
+
+  LandlockPlan landlock;
+  landlock.abi = LandlockAbi();
+  landlock.rules = mounts->landlock;
+  landlock.restrict_tcp = policy.net != NetMode::kHost;
+  std::vector<RlimitSetting> rlimits = BuildRlimits(policy.limits);
+
+  std::unique_ptr<PidsCgroup> cgroup;
+  if (policy.limits.max_processes > 0 && geteuid() == 0) {
+    auto cg = PidsCgroup::Create(policy.limits.max_processes);
+    if (!cg.ok()) return cg.error();
+    cgroup = std::move(*cg);
+  }
+
+  auto pipes = MakePipes(spec);
+  if (!pipes.ok()) return pipes.error();
+  Pipes& p = *pipes;
+  auto sync = MakePipe();
+  if (!sync.ok()) return sync.error();
+  auto report = MakePipe();
+  if (!report.ok()) return report.error();
 
   std::vector<std::string> env = BuildChildEnv(policy);
+  std::string exe = ResolveCommand(spec.argv[0], env);
   std::vector<char*> argv, envp;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(exe.data());
+  for (size_t i = 1; i < spec.argv.size(); ++i) argv.push_back(const_cast<char*>(spec.argv[i].c_str()));
   argv.push_back(nullptr);
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
-  UniqueFd devnull;
-  int child_in = in_pipe->first.get();
-  if (spec.stdin_data.empty()) {
-    devnull.Reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    child_in = devnull.get();
+  ChildPlan plan;
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  if (!spec.inherit_stdio) {
+    plan.stdin_fd = p.in_r.valid() ? p.in_r.get() : p.devnull.get();
+    plan.output_fd = p.out_w.get();
+  }
+  plan.sync_fd = sync->first.get();
+  plan.report_fd = report->second.get();
+  plan.loopback = false;
+  plan.mounts = &*mounts;
+  plan.landlock = &landlock;
+  plan.rlimits = &rlimits;
+  plan.seccomp = *seccomp;
+
+  unsigned long flags = SandboxCloneFlags();
+  if (policy.net == NetMode::kHost) flags &= ~static_cast<unsigned long>(CLONE_NEWNET);
+  long rc = syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0);
+  if (rc < 0)
+    return Error::Make("sepp refuses to run the command: creating the sandbox namespaces failed: " +
+                           ErrnoText(errno),
+                       "sandbox_unavailable");
+  if (rc == 0) RunConfinedChild(plan);
+  pid_t pid = static_cast<pid_t>(rc);
+
+  p.out_w.Reset();
+  p.in_r.Reset();
+  sync->first.Reset();
+  report->second.Reset();
+  auto abandon = [&](Error e) -> Result<RunResult> {
+    kill(pid, SIGKILL);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    return e;
+  };
+  if (auto s = WriteIdMaps(pid); !s.ok()) return abandon(s.error());
+  if (cgroup)
+    if (auto s = cgroup->Add(pid); !s.ok()) return abandon(s.error());
+  if (auto s = WriteAll(sync->second.get(), "g"); !s.ok()) return abandon(s.error());
+  sync->second.Reset();
+
+  // Wait for exec (EOF) or a set-up failure.
+  ChildFailure failure;
+  ssize_t got = 0;
+  for (;;) {
+    ssize_t r = read(report->first.get(), reinterpret_cast<char*>(&failure) + got,
+                     sizeof failure - static_cast<size_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += r;
+    if (got == static_cast<ssize_t>(sizeof failure)) break;
+  }
+  if (got == static_cast<ssize_t>(sizeof failure)) {
+    failure.step[sizeof failure.step - 1] = '\0';
+    if (std::string_view(failure.step) == "running the command") {
+      // The sandbox is fine; the command is not there (or not executable).
+      std::string msg = "sepp: cannot run " + spec.argv[0] + ": " + ErrnoText(failure.err) + "\n";
+      if (on_output && !spec.inherit_stdio) on_output(msg);
+      if (spec.inherit_stdio) (void)WriteAll(2, msg);
+      int st = 0;
+      while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+      }
+      RunResult result;
+      result.exit_code = failure.err == ENOENT ? 127 : 126;
+      return result;
+    }
+    return abandon(Error::Make("sepp refuses to run the command: setting up the sandbox failed "
+                               "while " + std::string(failure.step) + ": " +
+                                   ErrnoText(failure.err),
+                               "sandbox_unavailable"));
   }
 
-  pid_t pid = fork();
-  if (pid < 0) return Error::Make("fork: " + ErrnoText(errno));
-  if (pid == 0) ExecChild(spec, out_pipe->second.get(), child_in, argv.data(), envp.data());
-
-  out_pipe->second.Reset();
-  in_pipe->first.Reset();
-  if (spec.stdin_data.empty()) in_pipe->second.Reset();
-  fcntl(in_pipe->second.get(), F_SETFL, O_NONBLOCK);
-
+  if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
   RunResult result;
   std::unique_ptr<CancelToken::Registration> reg;
-  if (cancel) reg = cancel->OnCancel([pid] { kill(-pid, SIGKILL); });
-
+  if (cancel) reg = cancel->OnCancel([pid] { kill(pid, SIGKILL); });
   double timeout = spec.timeout_s > 0 ? spec.timeout_s : policy.limits.timeout_s;
-  double deadline = timeout > 0 ? MonotonicSeconds() + timeout : 0;
-  size_t stdin_off = 0;
-  char buf[65536];
+  Tail tail;
   int status = 0;
-  bool reaped = false;
-  for (;;) {
-    pollfd fds[2] = {{out_pipe->first.get(), POLLIN, 0}, {in_pipe->second.get(), POLLOUT, 0}};
-    int nfds = in_pipe->second.valid() ? 2 : 1;
-    int wait_ms = 200;
-    if (deadline > 0) {
-      double left = deadline - MonotonicSeconds();
-      if (left <= 0) {
-        result.timed_out = true;
-        kill(-pid, SIGKILL);
-        break;
-      }
-      wait_ms = static_cast<int>(std::min(left * 1000 + 1, 200.0));
-    }
-    int n = poll(fds, nfds, wait_ms);
-    if (n < 0 && errno != EINTR) break;
-    if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
-      // The command itself is done. Take what output is already there; a
-      // background process still holding the pipe must not keep us waiting.
-      reaped = true;
-      fcntl(out_pipe->first.get(), F_SETFL, O_NONBLOCK);
-      ssize_t r;
-      while ((r = read(out_pipe->first.get(), buf, sizeof buf)) > 0)
-        if (on_output) on_output(std::string_view(buf, static_cast<size_t>(r)));
-      break;
-    }
-    if (n <= 0) continue;
-    if (nfds == 2 && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      ssize_t w = write(in_pipe->second.get(), spec.stdin_data.data() + stdin_off,
-                        spec.stdin_data.size() - stdin_off);
-      if (w > 0) stdin_off += static_cast<size_t>(w);
-      if (w < 0 && errno != EAGAIN && errno != EINTR) stdin_off = spec.stdin_data.size();
-      if (stdin_off >= spec.stdin_data.size()) in_pipe->second.Reset();
-    }
-    if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-      ssize_t r = read(out_pipe->first.get(), buf, sizeof buf);
-      if (r > 0) {
-        if (on_output) on_output(std::string_view(buf, static_cast<size_t>(r)));
-      } else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-        break;  // every writer closed: the tree is done with its output
-      }
-    }
-  }
-  // Output closed or the command was stopped: make sure no member of the
-  // group lingers (a detached `sleep &` would otherwise outlive the call).
-  kill(-pid, SIGKILL);
-  while (!reaped && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.term_signal = WTERMSIG(status);
-  result.cancelled = cancel && cancel->cancelled();
+  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  uint64_t refused = cgroup ? cgroup->RefusedForks() : 0;
+  FinishResult(policy, spec, timeout, status, refused, tail, cancel, &result);
   return result;
 }
 

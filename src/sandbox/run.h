@@ -27,6 +27,10 @@ struct RunSpec {
   std::filesystem::path cwd;
   std::string stdin_data;          // empty: stdin is /dev/null
   double timeout_s = 0;            // 0: policy.limits.timeout_s, else none
+  // The child uses sepp's own stdin/stdout/stderr (for `sepp sandbox`, so an
+  // interactive program keeps its terminal); on_output is then never called
+  // and stdin_data is ignored.
+  bool inherit_stdio = false;
 };
 
 struct RunResult {
@@ -37,6 +41,9 @@ struct RunResult {
   // Plain-words explanations of what the policy forbade and the command
   // tried (e.g. "network access is off for this command: ...").
   std::vector<std::string> denials;
+  // The sandbox itself stopped the command (time limit, process limit,
+  // cancel), as opposed to the command failing on its own.
+  bool killed_by_sandbox = false;
 };
 
 using OutputFn = std::function<void(std::string_view)>;

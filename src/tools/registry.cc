@@ -40,6 +40,8 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
   auto r = std::make_unique<ToolRegistry>();
   r->Add(MakeReadTool());
   r->Add(MakeWriteTool());
+  r->Add(MakeEditTool());
+  r->Add(MakeBashTool());
   r->Add(MakeLsTool());
   return r;
 }

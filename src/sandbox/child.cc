@@ -1,0 +1,86 @@
+// Order matters: wait for the id maps (written by the parent), die with the
+// parent, new session, stdio, host name and loopback, the filesystem view
+// (mounts and pivot_root), a fresh session keyring, rlimits, close every
+// other descriptor on exec, no_new_privs, Landlock, drop capabilities, and
+// seccomp last (it forbids mount and keyctl, used above), then exec.
+#include "sandbox/child.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "sandbox/caps.h"
+#include "sandbox/namespaces.h"
+#include "sandbox/seccomp.h"
+
+namespace sepp::sandbox {
+namespace {
+
+#ifndef __NR_close_range
+#define __NR_close_range 436
+#endif
+constexpr unsigned kCloseRangeCloexec = 1u << 2;
+constexpr int kKeyctlJoinSessionKeyring = 1;
+
+[[noreturn]] void Die(const ChildPlan& plan, const char* step, int err) {
+  ChildFailure f;
+  f.err = err;
+  size_t n = strlen(step);
+  if (n >= sizeof f.step) n = sizeof f.step - 1;
+  memcpy(f.step, step, n);
+  ssize_t ignored = write(plan.report_fd, &f, sizeof f);
+  (void)ignored;
+  _exit(err == ENOENT ? 127 : 126);
+}
+
+}  // namespace
+
+void RunConfinedChild(const ChildPlan& plan) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  char go = 0;
+  ssize_t r;
+  while ((r = read(plan.sync_fd, &go, 1)) < 0 && errno == EINTR) {
+  }
+  if (r != 1) _exit(126);  // the parent gave up (or died) before we started
+  close(plan.sync_fd);
+
+  if (setsid() < 0) Die(plan, "starting a new session", errno);
+  if (plan.stdin_fd >= 0 && dup2(plan.stdin_fd, 0) < 0) Die(plan, "connecting stdin", errno);
+  if (plan.output_fd >= 0 && (dup2(plan.output_fd, 1) < 0 || dup2(plan.output_fd, 2) < 0))
+    Die(plan, "connecting stdout", errno);
+  if (int e = SetUpUts()) Die(plan, "setting the host name", e);
+  if (plan.loopback)
+    if (int e = BringUpLoopback()) Die(plan, "bringing up loopback", e);
+
+  const char* step = "";
+  if (int e = ApplyMountPlan(*plan.mounts, &step)) Die(plan, step, e);
+
+  // A new, empty session keyring: nothing of the user's keys is reachable
+  // (keyctl itself is then forbidden by seccomp).
+  if (syscall(SYS_keyctl, kKeyctlJoinSessionKeyring, nullptr) < 0 && errno != ENOSYS)
+    Die(plan, "joining a fresh session keyring", errno);
+
+  if (int e = ApplyRlimits(*plan.rlimits, &step)) Die(plan, step, e);
+
+  // Every inherited descriptor but stdio closes at exec (the report pipe too,
+  // which is how the parent learns that exec succeeded).
+  if (syscall(__NR_close_range, 3u, ~0u, kCloseRangeCloexec) != 0) {
+    for (int fd = 3; fd < 65536; ++fd)
+      if (fd != plan.report_fd) fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Die(plan, "setting no_new_privs", errno);
+  if (plan.landlock && plan.landlock->abi > 0)
+    if (int e = ApplyLandlock(*plan.landlock, &step)) Die(plan, step, e);
+  if (int e = DropAllCapabilities(&step)) Die(plan, step, e);
+  if (int e = InstallSeccomp(plan.seccomp)) Die(plan, "installing the seccomp filter", e);
+
+  execve(plan.argv[0], plan.argv, plan.envp);
+  Die(plan, "running the command", errno);
+}
+
+}  // namespace sepp::sandbox

@@ -1,0 +1,39 @@
+// The confined child: everything between clone() and exec, in order.
+//
+// The parent may be multi-threaded, so the child touches no allocator and no
+// lock: ChildPlan holds every string and structure it needs, prepared by the
+// parent (run.cc), and the child only makes syscalls on them.
+#pragma once
+#include <linux/filter.h>
+
+#include <vector>
+
+#include "sandbox/landlock.h"
+#include "sandbox/limits.h"
+#include "sandbox/mounts.h"
+
+namespace sepp::sandbox {
+
+struct ChildPlan {
+  char* const* argv = nullptr;  // argv[0] already resolved against PATH
+  char* const* envp = nullptr;
+  int stdin_fd = -1;     // -1: keep the inherited fd 0
+  int output_fd = -1;    // -1: keep the inherited fds 1 and 2
+  int sync_fd = -1;      // read end: one byte once the parent has set us up
+  int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
+  bool loopback = false;
+  const MountPlan* mounts = nullptr;
+  const LandlockPlan* landlock = nullptr;
+  const std::vector<RlimitSetting>* rlimits = nullptr;
+  const sock_fprog* seccomp = nullptr;
+};
+
+// Written to report_fd when set-up fails; the parent turns it into an Error.
+struct ChildFailure {
+  int err = 0;
+  char step[120] = {};
+};
+
+[[noreturn]] void RunConfinedChild(const ChildPlan& plan);
+
+}  // namespace sepp::sandbox

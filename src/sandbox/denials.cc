@@ -1,0 +1,134 @@
+#include "sandbox/denials.h"
+
+#include <csignal>
+#include <cstdio>
+
+namespace sepp::sandbox {
+namespace {
+
+bool Has(std::string_view text, std::string_view needle) {
+  return text.find(needle) != std::string_view::npos;
+}
+
+void Add(std::vector<std::string>* out, std::string s) {
+  for (const auto& e : *out)
+    if (e == s) return;
+  out->push_back(std::move(s));
+}
+
+// The path quoted in a typical error line: "...: /x/y: Permission denied",
+// "cannot create /x/y: Read-only file system", "open '/x/y'", ...
+std::string PathBefore(std::string_view text, std::string_view marker) {
+  size_t at = text.find(marker);
+  if (at == std::string_view::npos) return {};
+  size_t line = text.rfind('\n', at);
+  std::string_view l = text.substr(line == std::string_view::npos ? 0 : line + 1,
+                                   at - (line == std::string_view::npos ? 0 : line + 1));
+  // Skip the program's own name ("/bin/bash: line 1: /x: ...").
+  size_t slash = l.find('/');
+  while (slash != std::string_view::npos) {
+    size_t stop = l.find_first_of(" :'\"`", slash);
+    std::string_view word = l.substr(slash, stop == std::string_view::npos ? l.npos : stop - slash);
+    bool program = stop != std::string_view::npos && l[stop] == ':' && slash == 0 &&
+                   l.find('/', stop) != std::string_view::npos;
+    if (!program && !word.empty()) break;
+    slash = l.find('/', stop);
+  }
+  if (slash == std::string_view::npos) return {};
+  std::string_view p = l.substr(slash);
+  while (!p.empty() && (p.back() == ' ' || p.back() == ':' || p.back() == '\'' ||
+                        p.back() == '"' || p.back() == '`'))
+    p.remove_suffix(1);
+  size_t end = p.find_first_of(" '\"`:");
+  if (end != std::string_view::npos) p = p.substr(0, end);
+  return std::string(p);
+}
+
+}  // namespace
+
+std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
+                                        std::string_view out) {
+  std::vector<std::string> d;
+  if (f.timed_out) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "the command was stopped after %.0f s: the sandbox's time limit "
+                  "(limits.timeout) ran out, and every process it started was killed",
+                  f.timeout_s);
+    Add(&d, buf);
+  }
+  if (f.refused_forks > 0 || Has(out, "fork: retry") || Has(out, "Resource temporarily unavailable") ||
+      Has(out, "fork: Cannot allocate"))
+    if (policy.limits.max_processes > 0)
+      Add(&d, "the sandbox refused to start more processes: the policy allows at most " +
+                  std::to_string(policy.limits.max_processes) + " (limits.processes)");
+  if ((Has(out, "Cannot allocate memory") || Has(out, "MemoryError") || Has(out, "bad_alloc") ||
+       Has(out, "out of memory")) &&
+      policy.limits.max_memory_bytes > 0)
+    Add(&d, "the command ran out of memory: the policy caps its address space at " +
+                std::to_string(policy.limits.max_memory_bytes >> 20) + " MiB (limits.memory)");
+  if ((f.term_signal == SIGXFSZ || Has(out, "File size limit exceeded")) &&
+      policy.limits.max_file_bytes > 0)
+    Add(&d, "the command tried to write a file larger than the policy allows (limits.file_size)");
+
+  // Line by line: a refusal on a network operation reads like one on a file
+  // ("Permission denied" is what Landlock answers to connect()).
+  bool net_error = false, op_error = false;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string_view::npos) end = out.size();
+    std::string_view line = out.substr(start, end - start);
+    start = end + 1;
+    bool netty = Has(line, "connect") || Has(line, "/dev/tcp") || Has(line, "/dev/udp") ||
+                 Has(line, "socket") || Has(line, "bind") || Has(line, "resolve") ||
+                 Has(line, "http") || Has(line, "Network is unreachable") ||
+                 Has(line, "name resolution") || Has(line, "Name or service not known") ||
+                 Has(line, "getaddrinfo") || Has(line, "No address associated");
+    bool refused = Has(line, "Permission denied") || Has(line, "Operation not permitted") ||
+                   Has(line, "Network is unreachable") || Has(line, "Could not resolve") ||
+                   Has(line, "name resolution") || Has(line, "Name or service not known") ||
+                   Has(line, "No address associated") || Has(line, "Connection refused");
+    if (netty && refused) {
+      net_error = true;
+      continue;
+    }
+    if (Has(line, "Read-only file system")) {
+      std::string p = PathBefore(line, "Read-only file system");
+      Add(&d, "writing " + (p.empty() ? std::string("there") : p) +
+                  " is not allowed: the sandbox only lets the command write its workspace and "
+                  "/tmp, and keeps protected paths (.git/hooks, .git/config, .sepp) read-only");
+    } else if (Has(line, "Permission denied")) {
+      std::string p = PathBefore(line, "Permission denied");
+      bool denied = false;
+      for (const auto& dp : policy.deny_paths)
+        if (!p.empty() && p.rfind(dp, 0) == 0) denied = true;
+      if (denied)
+        Add(&d, "reading " + p + " is not allowed: the sandbox policy denies it (deny paths "
+                                 "hold secrets such as keys and credentials)");
+      else
+        Add(&d, "access to " + (p.empty() ? std::string("a path") : p) +
+                    " was refused: it is outside what the sandbox policy lets this command "
+                    "read or write");
+    } else if (Has(line, "Operation not permitted")) {
+      op_error = true;
+    }
+  }
+  if (net_error && policy.net == NetMode::kOff)
+    Add(&d, "network access is off for this command: the net capability was not granted");
+  if (net_error && policy.net == NetMode::kProxy)
+    Add(&d, "direct network access is blocked: this command may only reach the allowed "
+            "domains through the sandbox's HTTP(S) proxy (HTTPS_PROXY is set)");
+  if (Has(out, "403 Forbidden") && Has(out, "sepp") && policy.net == NetMode::kProxy)
+    Add(&d, "the sandbox's proxy refused a host that is not on the policy's domain allowlist "
+            "(network.allow_domains)");
+  if (op_error)
+    Add(&d, "the kernel refused an operation the sandbox forbids (for example debugging other "
+            "processes, mounting, kernel keyrings, or raw and netlink sockets)");
+  if (f.term_signal == SIGSYS)
+    Add(&d, "the command made a system call from a foreign architecture, which the sandbox "
+            "forbids");
+  return d;
+}
+
+}  // namespace sepp::sandbox

@@ -1,0 +1,151 @@
+#include "sandbox/limits.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "base/fd.h"
+#include "base/file.h"
+
+namespace sepp::sandbox {
+namespace {
+
+bool WriteText(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  UniqueFd f(fd);
+  return write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+std::string FindPidsCgroupParent() {
+  // Our own cgroup paths: "N:controllers:/path" (v1) or "0::/path" (v2).
+  std::ifstream cg("/proc/self/cgroup");
+  std::string line, v1_path, v2_path;
+  bool have_v2 = false;
+  while (std::getline(cg, line)) {
+    size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string ctrls = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (ctrls.empty()) {
+      v2_path = path;
+      have_v2 = true;
+    }
+    std::stringstream ss(ctrls);
+    std::string c;
+    while (std::getline(ss, c, ','))
+      if (c == "pids") v1_path = path;
+  }
+  // Mount points from mountinfo: "... mountpoint ... - fstype source options".
+  std::ifstream mi("/proc/self/mountinfo");
+  std::string v1_mount, v2_mount;
+  while (std::getline(mi, line)) {
+    std::stringstream ss(line);
+    std::string f[5];
+    for (auto& x : f) ss >> x;
+    size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::stringstream rest(line.substr(dash + 3));
+    std::string type, source, opts;
+    rest >> type >> source >> opts;
+    if (type == "cgroup2" && v2_mount.empty()) v2_mount = f[4];
+    if (type == "cgroup" && ("," + opts + ",").find(",pids,") != std::string::npos) v1_mount = f[4];
+  }
+  if (!v1_mount.empty() && !v1_path.empty()) {
+    std::string dir = v1_mount + (v1_path == "/" ? "" : v1_path);
+    if (access(dir.c_str(), W_OK) == 0) return dir;
+  }
+  if (have_v2 && !v2_mount.empty()) {
+    std::string dir = v2_mount + (v2_path == "/" ? "" : v2_path);
+    auto ctl = ReadFile(dir + "/cgroup.subtree_control");
+    if (ctl.ok() && (" " + *ctl).find(" pids") != std::string::npos &&
+        access(dir.c_str(), W_OK) == 0)
+      return dir;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<RlimitSetting> BuildRlimits(const Limits& limits) {
+  std::vector<RlimitSetting> out;
+  auto add = [&](int res, uint64_t v) { out.push_back({res, {v, v}}); };
+  add(RLIMIT_CORE, 0);
+  if (limits.max_memory_bytes) add(RLIMIT_AS, limits.max_memory_bytes);
+  if (limits.max_file_bytes) add(RLIMIT_FSIZE, limits.max_file_bytes);
+  if (limits.max_open_files) add(RLIMIT_NOFILE, limits.max_open_files);
+  if (limits.max_processes) add(RLIMIT_NPROC, limits.max_processes);
+  return out;
+}
+
+int ApplyRlimits(const std::vector<RlimitSetting>& settings, const char** step) {
+  for (const auto& s : settings) {
+    rlimit cur{};
+    getrlimit(s.resource, &cur);
+    rlimit v = s.value;
+    // Never raise a hard limit sepp itself runs under.
+    if (cur.rlim_max != RLIM_INFINITY && v.rlim_max > cur.rlim_max) v.rlim_max = cur.rlim_max;
+    if (v.rlim_cur > v.rlim_max) v.rlim_cur = v.rlim_max;
+    if (setrlimit(s.resource, &v) != 0) {
+      *step = "setting a resource limit";
+      return errno;
+    }
+  }
+  return 0;
+}
+
+std::string PidsCgroupParent() {
+  static const std::string parent = FindPidsCgroupParent();
+  return parent;
+}
+
+bool ProcessLimitEnforceable() { return geteuid() != 0 || !PidsCgroupParent().empty(); }
+
+Result<std::unique_ptr<PidsCgroup>> PidsCgroup::Create(uint64_t max_pids) {
+  std::string parent = PidsCgroupParent();
+  if (parent.empty())
+    return Error::Make("no writable pids cgroup controller", "sandbox_unavailable");
+  static std::atomic<unsigned> counter{0};
+  std::string dir = parent + "/sepp-" + std::to_string(getpid()) + "-" +
+                    std::to_string(counter.fetch_add(1));
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    return Error::Make("cannot create the pids cgroup " + dir + ": " + ErrnoText(errno),
+                       "sandbox_unavailable");
+  std::unique_ptr<PidsCgroup> cg(new PidsCgroup(dir));
+  if (!WriteText(dir + "/pids.max", std::to_string(max_pids)))
+    return Error::Make("cannot set pids.max in " + dir + ": " + ErrnoText(errno),
+                       "sandbox_unavailable");
+  return cg;
+}
+
+Status PidsCgroup::Add(pid_t pid) {
+  if (!WriteText(dir_ + "/cgroup.procs", std::to_string(pid)))
+    return Error::Make("cannot move the command into " + dir_ + ": " + ErrnoText(errno),
+                       "sandbox_unavailable");
+  return Ok();
+}
+
+uint64_t PidsCgroup::RefusedForks() const {
+  auto text = ReadFile(dir_ + "/pids.events");
+  if (!text.ok()) return 0;
+  size_t p = text->find("max ");
+  return p == std::string::npos ? 0 : std::strtoull(text->c_str() + p + 4, nullptr, 10);
+}
+
+PidsCgroup::~PidsCgroup() {
+  // The pid namespace is gone by now, but the kernel may take a moment to
+  // release the last task from the cgroup.
+  for (int i = 0; i < 200; ++i) {
+    if (rmdir(dir_.c_str()) == 0 || errno == ENOENT) return;
+    if (errno != EBUSY) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+}  // namespace sepp::sandbox

@@ -1,0 +1,354 @@
+// How the sandbox's filesystem is built (in the child, in its own mount
+// namespace, as root of its own user namespace):
+//
+//  1. Make every mount private, mount a tmpfs on /tmp and pivot_root into it,
+//     so the host tree is reachable as /oldroot (bubblewrap's approach: the
+//     host /tmp stays reachable at /oldroot/tmp because the tmpfs moved).
+//  2. Mount a fresh tmpfs at /newroot and bind into it, at their own paths,
+//     the policy's read roots (read-only) and write roots (read-write), most
+//     general first so that a nested root overrides its parent. Every bind is
+//     nosuid and nodev: a setuid binary or device node planted in the
+//     workspace is inert.
+//  3. A fresh /proc (the sandbox's own pid namespace, so no host process is
+//     visible) with /proc/sys and /proc/sysrq-trigger read-only; a minimal
+//     /dev (null zero full random urandom tty, fd links, no kmsg, no disks);
+//     private tmpfs /tmp and /dev/shm.
+//  4. Deny paths that lie inside a visible root are masked: a directory by an
+//     empty read-only tmpfs with mode 000, a file by an empty read-only file.
+//  5. Protected paths inside write roots (.git/hooks, .git/config, .sepp) are
+//     bound read-only onto themselves, and every directory between the write
+//     root and them is bound onto itself too. A mount point cannot be
+//     renamed or removed (EBUSY), so `mv .git x; mkdir .git` cannot swap in an
+//     unprotected copy.
+//  6. The tmpfs root is made read-only, pivot_root(".", ".") into /newroot,
+//     and the old root is detached: nothing of the host remains but what was
+//     bound in.
+#include "sandbox/mounts.h"
+
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include "base/paths.h"
+
+namespace sepp::sandbox {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kOld = "/oldroot";
+constexpr const char* kNew = "/newroot";
+constexpr const char* kEmptyFile = "/empty";
+
+#ifndef __NR_mount_setattr
+#define __NR_mount_setattr 442
+#endif
+struct MountAttr {
+  uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+constexpr uint64_t kAttrRdonly = 0x1, kAttrNosuid = 0x2, kAttrNodev = 0x4, kAttrNoexec = 0x8;
+constexpr unsigned kAtRecursive = 0x8000;
+
+bool IsUnder(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
+// Host path resolved (symlinks, "..", "~"); empty if it does not exist.
+std::string Canonical(const std::string& raw, const fs::path& base) {
+  fs::path p = ExpandUser(raw);
+  if (p.is_relative()) p = base / p;
+  std::error_code ec;
+  fs::path c = fs::canonical(p, ec);
+  return ec ? std::string() : c.string();
+}
+
+// --- child side: syscalls only, no allocation -------------------------------
+
+int MkdirP(const char* path) {
+  char buf[4096];
+  size_t n = strlen(path);
+  if (n >= sizeof buf) return ENAMETOOLONG;
+  memcpy(buf, path, n + 1);
+  for (size_t i = 1; i <= n; ++i) {
+    if (buf[i] == '/' || buf[i] == '\0') {
+      char c = buf[i];
+      buf[i] = '\0';
+      if (mkdir(buf, 0755) != 0 && errno != EEXIST) return errno;
+      buf[i] = c;
+    }
+  }
+  return 0;
+}
+
+int MakeMountPoint(const char* dst, bool is_dir) {
+  if (is_dir) return MkdirP(dst);
+  char parent[4096];
+  size_t n = strlen(dst);
+  if (n >= sizeof parent) return ENAMETOOLONG;
+  memcpy(parent, dst, n + 1);
+  char* slash = strrchr(parent, '/');
+  if (slash && slash != parent) {
+    *slash = '\0';
+    if (int e = MkdirP(parent)) return e;
+  }
+  int fd = open(dst, O_RDONLY | O_CREAT | O_CLOEXEC, 0444);
+  if (fd < 0) return errno;
+  close(fd);
+  return 0;
+}
+
+int SetAttrs(const char* path, uint64_t set, bool recursive) {
+  MountAttr attr{set, 0, 0, 0};
+  if (syscall(__NR_mount_setattr, AT_FDCWD, path, recursive ? kAtRecursive : 0, &attr,
+              sizeof attr) != 0)
+    return errno;
+  return 0;
+}
+
+int Fail(const char** step, const char* what, int err) {
+  *step = what;
+  return err ? err : EINVAL;
+}
+
+}  // namespace
+
+Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
+  MountPlan plan;
+  fs::path base = cwd.empty() ? fs::current_path() : cwd;
+
+  // Roots: canonical path -> writable. A path both read and write is written.
+  std::map<std::string, bool> roots;
+  std::vector<std::pair<std::string, std::string>> links;  // literal symlink -> target
+  auto add_root = [&](const std::string& raw, bool write) {
+    fs::path literal = ExpandUser(raw);
+    if (literal.is_relative()) literal = base / literal;
+    literal = literal.lexically_normal();
+    std::string c = Canonical(literal.string(), base);
+    if (c.empty()) {
+      if (write) plan.notes.push_back("write root " + literal.string() + " does not exist");
+      return;
+    }
+    std::error_code ec;
+    std::string lit = literal.string();
+    if (lit.size() > 1 && lit.back() == '/') lit.pop_back();
+    if (lit != c && fs::is_symlink(literal, ec)) {
+      auto target = fs::read_symlink(literal, ec);
+      if (!ec) links.emplace_back(lit, target.string());
+    }
+    bool& w = roots[c];
+    w = w || write;
+  };
+  for (const auto& r : policy.read_roots) add_root(r, false);
+  for (const auto& r : policy.write_roots) add_root(r, true);
+
+  plan.ops.push_back({MountOp::Kind::kTmpfs, "", kNew, true, false, false, "mode=0755,size=1m"});
+  // Groups of mounts keyed by the path they cover, applied in path order so
+  // that whatever lies inside another comes after it (a workspace under /tmp
+  // is bound over the private /tmp, not hidden by it).
+  std::vector<std::pair<std::string, std::vector<MountOp>>> groups;
+  for (const auto& [path, write] : roots) {
+    if (path == "/proc" || path == "/dev" || IsUnder(path, "/proc") || IsUnder(path, "/dev"))
+      continue;  // replaced by the sandbox's own
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) continue;
+    MountOp op{MountOp::Kind::kBind, kOld + (path == "/" ? std::string() : path),
+               kNew + (path == "/" ? std::string() : path)};
+    op.is_dir = S_ISDIR(st.st_mode);
+    op.read_only = !write;
+    groups.push_back({path, {op}});
+    plan.landlock.push_back({path, write ? landlock_access::kWrite : landlock_access::kRead,
+                             op.is_dir});
+  }
+  for (const auto& [lit, target] : links) {
+    if (roots.count(lit)) continue;
+    groups.push_back({lit, {MountOp{MountOp::Kind::kSymlink, target, kNew + lit, false}}});
+  }
+
+  // The sandbox's own /proc, /dev, /tmp, /dev/shm.
+  std::vector<MountOp> proc;
+  proc.push_back({MountOp::Kind::kProc, "", std::string(kNew) + "/proc"});
+  for (const char* p : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+    MountOp op{MountOp::Kind::kBind, std::string(kNew) + p, std::string(kNew) + p};
+    op.is_dir = std::string(p) != "/proc/sysrq-trigger";
+    proc.push_back(op);
+  }
+  groups.push_back({"/proc", proc});
+  std::vector<MountOp> dev;
+  dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev", true, false, true,
+                 "mode=0755,size=64k"});
+  for (const char* d : {"null", "zero", "full", "random", "urandom", "tty"}) {
+    MountOp op{MountOp::Kind::kBind, std::string(kOld) + "/dev/" + d,
+               std::string(kNew) + "/dev/" + d};
+    op.is_dir = false;
+    op.read_only = false;
+    dev.push_back(op);
+  }
+  for (auto [name, target] : {std::pair{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
+                              {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
+                              {"ptmx", "pts/ptmx"}})
+    dev.push_back({MountOp::Kind::kSymlink, target, std::string(kNew) + "/dev/" + name, false});
+  dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev/shm", true, false, false,
+                 "mode=1777"});
+  groups.push_back({"/dev", dev});
+  groups.push_back({"/tmp", {MountOp{MountOp::Kind::kTmpfs, "", std::string(kNew) + "/tmp", true,
+                                     false, false, "mode=1777"}}});
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& g : groups)
+    for (auto& op : g.second) plan.ops.push_back(std::move(op));
+  plan.landlock.push_back({"/tmp", landlock_access::kWrite, true});
+  plan.landlock.push_back({"/dev/shm", landlock_access::kWrite, true});
+  plan.landlock.push_back({"/dev", landlock_access::kRead | landlock_access::kWriteFile |
+                                       landlock_access::kIoctlDev, true});
+  plan.landlock.push_back({"/proc", landlock_access::kReadFile | landlock_access::kReadDir |
+                                        landlock_access::kWriteFile, true});
+
+  // Deny paths inside visible roots.
+  std::vector<std::string> masked;
+  for (const auto& raw : policy.deny_paths) {
+    std::string c = Canonical(raw, base);
+    if (c.empty()) continue;
+    bool visible = false;
+    for (const auto& [root, write] : roots) {
+      if (IsUnder(c, root)) visible = true;
+      if (root != c && IsUnder(root, c))
+        return Error::Make("the sandbox policy both denies " + c + " and allows " + root +
+                               " inside it; remove one of them",
+                           "policy");
+    }
+    if (!visible || IsUnder(c, "/proc") || IsUnder(c, "/dev")) continue;
+    struct stat st {};
+    if (stat(c.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      plan.ops.push_back({MountOp::Kind::kTmpfs, "", kNew + c, true, true, true,
+                          "mode=000,size=4k,nr_inodes=1"});
+    } else {
+      plan.ops.push_back({MountOp::Kind::kMaskFile, kEmptyFile, kNew + c, false, true});
+    }
+    masked.push_back(c);
+  }
+
+  // Protected paths inside write roots: pin every directory from the root
+  // down, then bind the protected path read-only.
+  for (const auto& [root, write] : roots) {
+    if (!write) continue;
+    std::vector<std::string> pinned;
+    for (const auto& prot : policy.protected_paths) {
+      fs::path rel = prot;
+      fs::path full = rel.is_absolute() ? rel : fs::path(root) / rel;
+      full = full.lexically_normal();
+      std::string f = full.string();
+      if (!IsUnder(f, root) || f == root) continue;
+      struct stat st {};
+      if (lstat(f.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+      std::string rel_part = f.substr(root == "/" ? 1 : root.size() + 1);
+      std::string cur = root == "/" ? "" : root;
+      size_t pos = 0;
+      while ((pos = rel_part.find('/', pos)) != std::string::npos) {
+        std::string dir = cur + "/" + rel_part.substr(0, pos);
+        if (std::find(pinned.begin(), pinned.end(), dir) == pinned.end()) {
+          pinned.push_back(dir);
+          MountOp op{MountOp::Kind::kBind, kNew + dir, kNew + dir, true, false};
+          plan.ops.push_back(op);
+        }
+        ++pos;
+      }
+      MountOp op{MountOp::Kind::kBind, kNew + f, kNew + f};
+      op.is_dir = S_ISDIR(st.st_mode);
+      op.read_only = true;
+      plan.ops.push_back(op);
+    }
+  }
+
+  std::string c = Canonical(base.string(), base);
+  bool cwd_visible = false;
+  for (const auto& [root, write] : roots)
+    if (!c.empty() && IsUnder(c, root)) cwd_visible = true;
+  for (const auto& m : masked)
+    if (!c.empty() && IsUnder(c, m)) cwd_visible = false;
+  if (!cwd_visible)
+    return Error::Make("the working directory " + base.string() +
+                           " is not readable under the sandbox policy; add it to the read roots",
+                       "policy");
+  plan.cwd = c;
+  return plan;
+}
+
+int ApplyMountPlan(const MountPlan& plan, const char** step) {
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return Fail(step, "making mounts private", errno);
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
+    return Fail(step, "mounting the staging tmpfs", errno);
+  if (chdir("/tmp") != 0) return Fail(step, "entering the staging tmpfs", errno);
+  if (mkdir("newroot", 0755) != 0 || mkdir("oldroot", 0755) != 0)
+    return Fail(step, "creating staging folders", errno);
+  int empty = open("empty", O_RDONLY | O_CREAT | O_CLOEXEC, 0);
+  if (empty < 0) return Fail(step, "creating the mask file", errno);
+  close(empty);
+  if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0)
+    return Fail(step, "pivot_root into the staging tmpfs", errno);
+  if (chdir("/") != 0) return Fail(step, "chdir /", errno);
+
+  for (const auto& op : plan.ops) {
+    const char* dst = op.dst.c_str();
+    switch (op.kind) {
+      case MountOp::Kind::kTmpfs: {
+        if (int e = MkdirP(dst)) return Fail(step, "creating a tmpfs mount point", e);
+        unsigned long flags = MS_NOSUID | MS_NODEV | (op.no_exec ? MS_NOEXEC : 0);
+        if (mount("tmpfs", dst, "tmpfs", flags, op.data.c_str()) != 0)
+          return Fail(step, "mounting a tmpfs", errno);
+        if (op.read_only && SetAttrs(dst, kAttrRdonly | kAttrNosuid | kAttrNodev, false) != 0)
+          return Fail(step, "making a tmpfs read-only", errno);
+        break;
+      }
+      case MountOp::Kind::kProc:
+        if (int e = MkdirP(dst)) return Fail(step, "creating /proc", e);
+        if (mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+          return Fail(step, "mounting a fresh /proc", errno);
+        break;
+      case MountOp::Kind::kSymlink:
+        if (symlink(op.src.c_str(), dst) != 0 && errno != EEXIST)
+          return Fail(step, "creating a symlink", errno);
+        break;
+      case MountOp::Kind::kMaskFile:
+      case MountOp::Kind::kBind: {
+        const char* src = op.kind == MountOp::Kind::kMaskFile ? kEmptyFile : op.src.c_str();
+        if (op.src != op.dst) {
+          if (int e = MakeMountPoint(dst, op.is_dir)) {
+            if (!op.is_dir && op.src.rfind("/oldroot/dev/", 0) == 0) break;  // optional device
+            return Fail(step, "creating a bind mount point", e);
+          }
+        }
+        if (mount(src, dst, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+          if (errno == ENOENT && op.src.rfind("/newroot/proc/", 0) == 0) break;
+          if (op.src.rfind("/oldroot/dev/", 0) == 0) break;  // optional device
+          return Fail(step, "bind-mounting a policy path", errno);
+        }
+        bool is_dev = op.src.rfind("/oldroot/dev/", 0) == 0;
+        uint64_t attrs = kAttrNosuid | (is_dev ? 0 : kAttrNodev) | (op.read_only ? kAttrRdonly : 0);
+        if (SetAttrs(dst, attrs, true) != 0)
+          return Fail(step, "setting bind mount attributes", errno);
+        break;
+      }
+    }
+  }
+  if (SetAttrs("/newroot/dev", kAttrRdonly | kAttrNosuid | kAttrNoexec, false) != 0)
+    return Fail(step, "making /dev read-only", errno);
+  if (SetAttrs("/newroot", kAttrRdonly | kAttrNosuid | kAttrNodev, false) != 0)
+    return Fail(step, "making the sandbox root read-only", errno);
+  if (chdir("/newroot") != 0) return Fail(step, "entering the sandbox root", errno);
+  if (syscall(SYS_pivot_root, ".", ".") != 0) return Fail(step, "pivot_root into the sandbox", errno);
+  if (umount2(".", MNT_DETACH) != 0) return Fail(step, "detaching the host root", errno);
+  if (chdir(plan.cwd.c_str()) != 0) return Fail(step, "entering the working directory", errno);
+  return 0;
+}
+
+}  // namespace sepp::sandbox

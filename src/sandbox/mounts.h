@@ -1,0 +1,57 @@
+// The filesystem view of a sandboxed process, built with mounts in its own
+// mount namespace (see mounts.cc for the construction).
+//
+// BuildMountPlan() runs in the parent: it resolves the policy's paths against
+// the host and turns them into a list of mount operations plus the Landlock
+// rules that go with them. ApplyMountPlan() runs in the child between clone
+// and exec and uses only syscalls on the prepared strings.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "sandbox/landlock.h"
+#include "sandbox/policy.h"
+
+namespace sepp::sandbox {
+
+struct MountOp {
+  enum class Kind {
+    kBind,      // bind src onto dst (recursive), then apply attributes
+    kTmpfs,     // fresh tmpfs at dst with data options
+    kProc,      // fresh proc at dst
+    kSymlink,   // symlink at dst pointing to src
+    kMaskFile,  // bind the empty file onto dst (read-only)
+  };
+  Kind kind = Kind::kBind;
+  std::string src;   // "/oldroot/..." for host paths, or a symlink target
+  std::string dst;   // "/newroot/..."
+  bool is_dir = true;
+  bool read_only = true;
+  bool no_exec = false;
+  std::string data;  // mount data for tmpfs
+
+  MountOp() = default;
+  MountOp(Kind k, std::string s, std::string d, bool dir = true, bool ro = true,
+          bool noexec = false, std::string mount_data = {})
+      : kind(k), src(std::move(s)), dst(std::move(d)), is_dir(dir), read_only(ro),
+        no_exec(noexec), data(std::move(mount_data)) {}
+};
+
+struct MountPlan {
+  std::vector<MountOp> ops;
+  std::string cwd;                       // inside the sandbox
+  std::vector<LandlockRule> landlock;    // rules for the paths made visible
+  // Which policy paths could not be honoured exactly (for the user).
+  std::vector<std::string> notes;
+};
+
+// cwd: where the command starts (host path; must be visible in the sandbox).
+Result<MountPlan> BuildMountPlan(const Policy& policy, const std::filesystem::path& cwd);
+
+// In the child, in a fresh mount namespace with user-namespace root. Ends
+// with the process chrooted (pivot_root) into the new tree, in plan.cwd.
+int ApplyMountPlan(const MountPlan& plan, const char** step);
+
+}  // namespace sepp::sandbox

