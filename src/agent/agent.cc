@@ -51,7 +51,9 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
     Emit(started);
 
     llm::StreamSink sink;
+    bool streamed_text = false;
     sink.on_text = [&](std::string_view t) {
+      streamed_text = true;
       Event e(EventType::kMessageDelta);
       e.turn = turn;
       e.text = std::string(t);
@@ -101,6 +103,13 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
     }
     llm::Message assistant = std::move(reply).value();
     if (assistant.model.empty()) assistant.model = config_.model;
+    if (!streamed_text && !assistant.Text().empty()) {
+      // A whole (non-streamed) answer: front ends still see its text as a delta.
+      Event e(EventType::kMessageDelta);
+      e.turn = turn;
+      e.text = assistant.Text();
+      Emit(e);
+    }
     out.usage += assistant.usage;
     total_usage_ += assistant.usage;
     {
