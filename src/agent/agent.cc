@@ -1,0 +1,297 @@
+#include "agent/agent.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "base/log.h"
+#include "base/secrets.h"
+
+namespace sepp::agent {
+
+const char* ToString(Outcome::Status s) {
+  switch (s) {
+    case Outcome::Status::kDone: return "done";
+    case Outcome::Status::kError: return "error";
+    case Outcome::Status::kAborted: return "aborted";
+    case Outcome::Status::kMaxTurns: return "max_turns";
+  }
+  return "unknown";
+}
+
+Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& tools,
+             EventSink on_event, MessageRecorder on_message)
+    : config_(std::move(config)),
+      provider_(provider),
+      tools_(tools),
+      on_event_(std::move(on_event)),
+      on_message_(std::move(on_message)) {}
+
+void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
+
+Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
+  Outcome out;
+  Append(llm::Message::User(text));
+  for (int turn = 1;; ++turn) {
+    if (turn > config_.max_turns) {
+      out.status = Outcome::Status::kMaxTurns;
+      Event e(EventType::kError);
+      e.text = "stopped after " + std::to_string(config_.max_turns) +
+               " turns (--max-turns); continue with -c to go on";
+      e.kind = "max_turns";
+      Emit(e);
+      return out;
+    }
+    if (cancel.cancelled()) {
+      out.status = Outcome::Status::kAborted;
+      return out;
+    }
+    Event started(EventType::kTurnStarted);
+    started.turn = turn;
+    Emit(started);
+
+    llm::StreamSink sink;
+    bool streamed_text = false;
+    sink.on_text = [&](std::string_view t) {
+      streamed_text = true;
+      Event e(EventType::kMessageDelta);
+      e.turn = turn;
+      e.text = std::string(t);
+      Emit(e);
+    };
+    sink.on_thinking = [&](std::string_view t) {
+      Event e(EventType::kThinkingDelta);
+      e.turn = turn;
+      e.text = std::string(t);
+      Emit(e);
+    };
+    sink.on_retry = [&](const std::string& why, int attempt, double delay) {
+      Event e(EventType::kRetry);
+      e.turn = turn;
+      e.text = why;
+      e.data = {{"attempt", attempt}, {"delay_s", delay}};
+      Emit(e);
+    };
+
+    MaybeCompact(cancel);
+    auto reply = provider_.Complete(BuildRequest(), sink, &cancel);
+    ++out.turns;
+    if (!reply.ok() && reply.error().kind == "context_overflow" && !cancel.cancelled()) {
+      // The provider counted more than we estimated: compact and retry once.
+      if (Compact("", cancel).ok()) reply = provider_.Complete(BuildRequest(), sink, &cancel);
+    }
+    if (!reply.ok()) {
+      bool aborted = reply.error().kind == "aborted" || cancel.cancelled();
+      if (aborted) {
+        // Record what happened so -c shows the interruption to the model.
+        llm::Message m;
+        m.role = llm::Role::kAssistant;
+        m.stop_reason = llm::StopReason::kAborted;
+        m.model = config_.model;
+        Append(std::move(m));
+        out.status = Outcome::Status::kAborted;
+        return out;
+      }
+      Event e(EventType::kError);
+      e.turn = turn;
+      e.text = reply.error().message;
+      e.kind = reply.error().kind;
+      Emit(e);
+      out.status = Outcome::Status::kError;
+      out.error = reply.error();
+      return out;
+    }
+    llm::Message assistant = std::move(reply).value();
+    if (assistant.model.empty()) assistant.model = config_.model;
+    if (!streamed_text && !assistant.Text().empty()) {
+      // A whole (non-streamed) answer: front ends still see its text as a delta.
+      Event e(EventType::kMessageDelta);
+      e.turn = turn;
+      e.text = assistant.Text();
+      Emit(e);
+    }
+    out.usage += assistant.usage;
+    total_usage_ += assistant.usage;
+    {
+      Event e(EventType::kMessageCompleted);
+      e.turn = turn;
+      e.message = llm::ToJson(assistant);
+      Emit(e);
+      Event u(EventType::kUsage);
+      u.turn = turn;
+      u.usage = assistant.usage;
+      u.total = total_usage_;
+      Emit(u);
+    }
+    std::string text_now = assistant.Text();
+    if (!text_now.empty()) out.final_text = text_now;
+    bool has_calls = !assistant.ToolCalls().empty();
+    llm::StopReason stop = assistant.stop_reason;
+    Append(assistant);
+
+    if (stop == llm::StopReason::kError) {
+      Event e(EventType::kError);
+      e.turn = turn;
+      e.text = assistant.error.empty() ? "the provider ended the answer with an error"
+                                       : assistant.error;
+      e.kind = "provider";
+      Emit(e);
+      out.status = Outcome::Status::kError;
+      out.error = Error::Make(e.text, "provider");
+      return out;
+    }
+    if (stop == llm::StopReason::kAborted) {
+      out.status = Outcome::Status::kAborted;
+      return out;
+    }
+    if (!has_calls) {
+      Event e(EventType::kTurnFinished);
+      e.turn = turn;
+      Emit(e);
+      out.status = Outcome::Status::kDone;
+      return out;
+    }
+    for (auto& result : RunTools(assistant, turn, cancel)) Append(std::move(result));
+    Event fin(EventType::kTurnFinished);
+    fin.turn = turn;
+    Emit(fin);
+    if (cancel.cancelled()) {
+      out.status = Outcome::Status::kAborted;
+      return out;
+    }
+  }
+}
+
+void Agent::MaybeCompact(CancelToken& cancel) {
+  if (!config_.compaction.enabled || config_.context_window <= 0) return;
+  int64_t limit = config_.context_window - config_.compaction.reserve_tokens;
+  if (ContextTokens(messages_) <= limit) return;
+  auto r = Compact("", cancel);
+  if (!r.ok() && r.error().kind != "nothing_to_compact")
+    log::Warn("automatic compaction failed: " + r.error().message);
+}
+
+Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& cancel) {
+  auto r = Summarise(provider_, config_.model, messages_, config_.compaction, focus, &cancel);
+  if (!r.ok()) return r;
+  std::vector<llm::Message> next{SummaryMessage(r->summary)};
+  next.insert(next.end(), messages_.begin() + static_cast<ptrdiff_t>(r->first_kept),
+              messages_.end());
+  messages_ = std::move(next);
+  total_usage_ += r->usage;
+  Event e(EventType::kCompaction);
+  e.data = {{"tokens_before", r->tokens_before},
+            {"tokens_after", r->tokens_after},
+            {"first_kept", r->first_kept}};
+  Emit(e);
+  if (on_compaction_) on_compaction_(*r);
+  return r;
+}
+
+llm::Request Agent::BuildRequest() const {
+  llm::Request r;
+  r.model = config_.model;
+  r.system = config_.system_prompt;
+  r.messages = messages_;
+  r.max_tokens = config_.max_tokens;
+  r.thinking_budget = config_.thinking_budget;
+  r.stream = config_.stream;
+  for (tools::Tool* t : tools_.All())
+    r.tools.push_back({t->name(), t->description(), t->parameters()});
+  return r;
+}
+
+std::vector<llm::Message> Agent::RunTools(const llm::Message& assistant, int turn,
+                                          CancelToken& cancel) {
+  std::vector<const llm::ContentBlock*> calls = assistant.ToolCalls();
+  // After a length stop the last call's arguments may be cut off: run none.
+  bool cut = assistant.stop_reason == llm::StopReason::kLength;
+  std::vector<llm::Message> results(calls.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < calls.size();)
+      results[i] = RunOneTool(*calls[i], cut, turn, cancel);
+  };
+  size_t n_threads = std::min<size_t>(calls.size(), std::max(1, config_.max_parallel_tools));
+  if (n_threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t i = 0; i < n_threads; ++i) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  return results;
+}
+
+llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length, int turn,
+                               CancelToken& cancel) {
+  tools::Tool* tool = tools_.Find(call.name);
+  Event started(EventType::kToolStarted);
+  started.turn = turn;
+  started.call_id = call.id;
+  started.tool = call.name;
+  started.args = call.arguments;
+  started.summary = tool ? tool->Summary(call.arguments) : call.name;
+  Emit(started);
+
+  tools::ToolResult result;
+  if (cut_by_length) {
+    result = {"not run: the answer hit the output token limit, so these arguments may be "
+              "cut off. Issue the call again (split large content into several calls).",
+              true};
+  } else if (cancel.cancelled()) {
+    result = {"not run: the user aborted", true};
+  } else if (!tool) {
+    std::string names;
+    for (tools::Tool* t : tools_.All()) names += (names.empty() ? "" : ", ") + t->name();
+    result = {"unknown tool \"" + call.name + "\"; the tools are: " + names, true};
+  } else if (!call.arguments_error.empty()) {
+    result = {"the arguments were not valid JSON (" + call.arguments_error +
+                  "); call the tool again with a JSON object",
+              true};
+  } else if (!call.arguments.is_object()) {
+    result = {"the arguments must be a JSON object", true};
+  } else {
+    tools::ToolContext ctx;
+    ctx.cwd = config_.cwd;
+    ctx.cancel = &cancel;
+    ctx.policy = config_.policy;
+    ctx.on_output = [&](std::string_view chunk) {
+      Event e(EventType::kToolOutput);
+      e.turn = turn;
+      e.call_id = call.id;
+      e.tool = call.name;
+      e.text = Redact(chunk);
+      Emit(e);
+    };
+    result = tool->Run(call.arguments, ctx);
+    if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
+  }
+  // Secrets never enter the context, even if a tool printed one.
+  result.text = Redact(result.text);
+
+  Event finished(EventType::kToolFinished);
+  finished.turn = turn;
+  finished.call_id = call.id;
+  finished.tool = call.name;
+  finished.result = result.text;
+  finished.is_error = result.is_error;
+  finished.truncated = result.truncated;
+  finished.denied = result.details.is_object() && result.details.value("denied", false);
+  if (result.details.is_object()) finished.data = {{"details", result.details}};
+  Emit(finished);
+  return llm::Message::ToolResult(call.id, call.name, std::move(result.text), result.is_error);
+}
+
+void Agent::Emit(const Event& e) {
+  if (!on_event_) return;
+  std::lock_guard<std::mutex> lock(emit_mu_);
+  on_event_(e);
+}
+
+void Agent::Append(llm::Message m) {
+  messages_.push_back(std::move(m));
+  if (on_message_) on_message_(messages_.back());
+}
+
+}  // namespace sepp::agent

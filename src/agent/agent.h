@@ -1,0 +1,103 @@
+// Agent: the loop that turns a prompt into work.
+//
+// Prompt() sends the conversation to the provider; if the answer asks for
+// tools, it runs them (in parallel, bounded), appends their results in call
+// order, and asks again, until the model answers without tool calls, the turn
+// limit is reached, an error occurs, or the CancelToken fires. Everything it
+// does is reported as Events (events.h) and every completed message is handed
+// to the MessageRecorder (the session file) as soon as it exists.
+//
+// Contract: Prompt never throws. A tool that is unknown, gets arguments that
+// are not JSON, or fails, becomes an error result the model can read.
+// Thread-compatible: one Prompt at a time per Agent.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/compaction.h"
+#include "agent/events.h"
+#include "base/cancel.h"
+#include "base/result.h"
+#include "llm/message.h"
+#include "llm/provider.h"
+#include "sandbox/policy.h"
+#include "tools/tool.h"
+
+namespace sepp::agent {
+
+struct AgentConfig {
+  std::string model;
+  std::string system_prompt;
+  std::filesystem::path cwd;
+  const sandbox::Policy* policy = nullptr;  // null: the tools' default policy
+  int max_turns = 100;
+  int max_parallel_tools = 4;
+  int max_tokens = 0;        // 0: the model's default
+  int thinking_budget = 0;
+  bool stream = true;
+  // The model's context window; 0 turns automatic compaction off.
+  int64_t context_window = 0;
+  CompactionSettings compaction;
+};
+
+// Persists a completed message (user, assistant or tool result). Must not
+// throw; called on the agent's thread, in conversation order.
+using MessageRecorder = std::function<void(const llm::Message&)>;
+// Persists a compaction (the session's "compaction" entry). Must not throw.
+using CompactionRecorder = std::function<void(const CompactionResult&)>;
+
+struct Outcome {
+  enum class Status { kDone, kError, kAborted, kMaxTurns };
+  Status status = Status::kDone;
+  std::string final_text;   // the last assistant message's text
+  int turns = 0;            // provider calls made
+  llm::Usage usage;         // summed over the calls of this prompt
+  Error error;              // when kError
+};
+
+const char* ToString(Outcome::Status s);
+
+class Agent {
+ public:
+  Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& tools,
+        EventSink on_event, MessageRecorder on_message);
+
+  // The conversation so far (for -c/-r): replaces the history.
+  void SetHistory(std::vector<llm::Message> history);
+  const std::vector<llm::Message>& messages() const { return messages_; }
+  const llm::Usage& total_usage() const { return total_usage_; }
+
+  void set_compaction_recorder(CompactionRecorder r) { on_compaction_ = std::move(r); }
+
+  Outcome Prompt(const std::string& text, CancelToken& cancel);
+
+  // Summarises the older part of the context now (the front ends' /compact).
+  // focus (may be empty) tells the summary what matters most.
+  Result<CompactionResult> Compact(const std::string& focus, CancelToken& cancel);
+
+ private:
+  // Compacts when the context has grown past the window minus the reserve.
+  void MaybeCompact(CancelToken& cancel);
+  llm::Request BuildRequest() const;
+  // Runs the tool calls of one assistant message; returns results in call order.
+  std::vector<llm::Message> RunTools(const llm::Message& assistant, int turn, CancelToken& cancel);
+  llm::Message RunOneTool(const llm::ContentBlock& call, bool cut_by_length, int turn,
+                          CancelToken& cancel);
+  void Emit(const Event& e);
+  void Append(llm::Message m);
+
+  AgentConfig config_;
+  llm::Provider& provider_;
+  tools::ToolRegistry& tools_;
+  EventSink on_event_;
+  MessageRecorder on_message_;
+  CompactionRecorder on_compaction_;
+  std::mutex emit_mu_;
+  std::vector<llm::Message> messages_;
+  llm::Usage total_usage_;
+};
+
+}  // namespace sepp::agent

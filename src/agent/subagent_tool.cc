@@ -1,0 +1,135 @@
+#include "agent/subagent_tool.h"
+
+#include <algorithm>
+
+#include "agent/system_prompt.h"
+
+namespace sepp::agent {
+namespace {
+
+constexpr char kChildNote[] =
+    "\n\nYou are a sub-agent: another agent gave you the task below. Work on it with your "
+    "tools, then answer with a complete, self-contained final report: the other agent sees "
+    "only your final message, not your tool calls.";
+
+}  // namespace
+
+SubagentTool::SubagentTool(std::shared_ptr<const SubagentRuntime> runtime, int depth)
+    : runtime_(std::move(runtime)), depth_(depth) {}
+
+std::string SubagentTool::description() const {
+  std::string d =
+      "Runs a sub-agent on a self-contained task in a fresh context and returns its final "
+      "report. Use it for side work that would fill your context (searching a large code "
+      "base, reviewing many files); several calls in one message run in parallel. Give the "
+      "task all the context it needs: the sub-agent sees nothing of this conversation.";
+  if (!runtime_->definitions.empty()) {
+    d += "\nNamed agents (argument \"agent\"):";
+    for (const auto& def : runtime_->definitions) d += "\n- " + def.name + ": " + def.description;
+  }
+  return d;
+}
+
+Json SubagentTool::parameters() const {
+  Json p = {{"type", "object"},
+            {"properties",
+             {{"task", {{"type", "string"}, {"description", "the complete task for the sub-agent"}}},
+              {"agent", {{"type", "string"}, {"description", "optional: a named agent to run"}}},
+              {"tools",
+               {{"type", "array"},
+                {"items", {{"type", "string"}}},
+                {"description", "optional: restrict the sub-agent to these tools"}}},
+              {"model", {{"type", "string"}, {"description", "optional: model id"}}}}},
+            {"required", {"task"}}};
+  return p;
+}
+
+std::string SubagentTool::Summary(const Json& args) const {
+  std::string task = args.is_object() ? args.value("task", "") : "";
+  task = task.substr(0, task.find('\n'));
+  if (task.size() > 60) task = task.substr(0, 57) + "...";
+  std::string who = args.is_object() ? args.value("agent", "") : "";
+  return "agent " + (who.empty() ? "" : who + ": ") + task;
+}
+
+tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
+  const SubagentRuntime& rt = *runtime_;
+  if (!args.contains("task") || !args["task"].is_string() || args["task"].get<std::string>().empty())
+    return {"argument \"task\" (string) is required", true};
+  std::string task = args["task"];
+  const AgentDefinition* def = nullptr;
+  std::string agent_name = args.value("agent", "");
+  if (!agent_name.empty()) {
+    for (const auto& d : rt.definitions)
+      if (d.name == agent_name) def = &d;
+    if (!def) {
+      std::string names;
+      for (const auto& d : rt.definitions) names += (names.empty() ? "" : ", ") + d.name;
+      return {"no agent named \"" + agent_name + "\"" +
+                  (names.empty() ? "; none are defined" : "; the agents are: " + names),
+              true};
+    }
+  }
+
+  auto registry = rt.make_tools();
+  std::vector<std::string> allowed;
+  if (args.contains("tools") && args["tools"].is_array()) {
+    for (const auto& t : args["tools"])
+      if (t.is_string()) allowed.push_back(MapToolName(t.get<std::string>()));
+  } else if (def && !def->tools.empty()) {
+    allowed = def->tools;
+  }
+  if (!allowed.empty()) registry->Retain(allowed);
+  bool may_delegate = depth_ + 1 < rt.max_depth &&
+                      (allowed.empty() ||
+                       std::find(allowed.begin(), allowed.end(), "agent") != allowed.end());
+  if (may_delegate) registry->Add(std::make_unique<SubagentTool>(runtime_, depth_ + 1));
+
+  AgentConfig cfg = rt.parent;
+  std::string model = args.value("model", "");
+  if (model.empty() && def) model = def->model;
+  if (!model.empty()) cfg.model = model;
+  std::vector<ToolLine> lines;
+  for (tools::Tool* t : registry->All()) lines.push_back({t->name(), t->description()});
+  cfg.system_prompt = BuildSystemPrompt(cfg.cwd, rt.date, lines, FindContextFiles(cfg.cwd));
+  if (def && !def->system_prompt.empty()) cfg.system_prompt = def->system_prompt + "\n\n" + cfg.system_prompt;
+  cfg.system_prompt += kChildNote;
+
+  ChildSession child;
+  if (rt.open_child_session) child = rt.open_child_session(task, agent_name);
+  auto provider = rt.make_provider();
+  auto on_event = [&](const Event& e) {
+    // The parent's user sees the child's tool calls as progress lines.
+    if (e.type == EventType::kToolStarted && ctx.on_output) ctx.on_output("  ⎿ " + e.summary + "\n");
+  };
+  Agent child_agent(cfg, *provider, *registry, on_event, child.record);
+  CancelToken local;
+  CancelToken& cancel = ctx.cancel ? *ctx.cancel : local;
+  Outcome o = child_agent.Prompt(task, cancel);
+
+  tools::ToolResult r;
+  r.details = {{"session_id", child.id},
+               {"status", ToString(o.status)},
+               {"turns", o.turns},
+               {"usage", {{"input", o.usage.input}, {"output", o.usage.output},
+                          {"cache_read", o.usage.cache_read}, {"cache_write", o.usage.cache_write}}}};
+  switch (o.status) {
+    case Outcome::Status::kDone:
+      r.text = o.final_text.empty() ? "(the sub-agent gave no final text)" : o.final_text;
+      break;
+    case Outcome::Status::kAborted:
+      r = {"the sub-agent was aborted", true, false, r.details};
+      break;
+    case Outcome::Status::kMaxTurns:
+      r.text = "the sub-agent stopped at its turn limit; its last text:\n" + o.final_text;
+      r.is_error = true;
+      break;
+    case Outcome::Status::kError:
+      r.text = "the sub-agent failed: " + o.error.message;
+      r.is_error = true;
+      break;
+  }
+  return r;
+}
+
+}  // namespace sepp::agent

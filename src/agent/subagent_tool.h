@@ -1,0 +1,59 @@
+// The "agent" tool: runs a child agent on a task with a fresh context.
+//
+// The child gets its own (optionally restricted) tool set and model, its own
+// session (linked from the parent's), and the parent's CancelToken, so an
+// abort reaches it. Only its final answer and its usage come back to the
+// parent: the parent's context never holds the child's messages. Several
+// calls in one message run in parallel like any tools. Depth is limited: at
+// max_depth the child gets no "agent" tool.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/agent.h"
+#include "agent/agent_definitions.h"
+#include "llm/provider.h"
+#include "tools/tool.h"
+
+namespace sepp::agent {
+
+// A child's session: its id and how to record its messages. The keep_alive
+// handle holds the session open while the child runs.
+struct ChildSession {
+  std::string id;
+  MessageRecorder record;
+  std::shared_ptr<void> keep_alive;
+};
+
+struct SubagentRuntime {
+  // A provider for each child (children run in parallel on their own threads).
+  std::function<std::unique_ptr<llm::Provider>()> make_provider;
+  // A fresh registry of the built-in tools.
+  std::function<std::unique_ptr<tools::ToolRegistry>()> make_tools;
+  // May be empty (no sessions). Called on the tool's thread; must be thread-safe.
+  std::function<ChildSession(const std::string& task, const std::string& agent_name)>
+      open_child_session;
+  AgentConfig parent;              // model, cwd, policy, limits of the parent
+  std::vector<AgentDefinition> definitions;
+  std::string date;                // for the child's system prompt
+  int max_depth = 2;               // parent = depth 0
+};
+
+class SubagentTool : public tools::Tool {
+ public:
+  SubagentTool(std::shared_ptr<const SubagentRuntime> runtime, int depth);
+
+  std::string name() const override { return "agent"; }
+  std::string description() const override;
+  Json parameters() const override;
+  std::string Summary(const Json& args) const override;
+  tools::ToolResult Run(const Json& args, tools::ToolContext& ctx) override;
+
+ private:
+  std::shared_ptr<const SubagentRuntime> runtime_;
+  int depth_;
+};
+
+}  // namespace sepp::agent

@@ -1,0 +1,129 @@
+#include "app/session_binding.h"
+
+#include <cstdio>
+#include <mutex>
+
+#include "app/settings.h"
+#include "session/store.h"
+
+namespace sepp::app {
+
+struct SessionBinding::Impl {
+  std::unique_ptr<session::Store> store;
+  std::unique_ptr<session::Session> session;
+  SessionRequest request;
+  std::mutex child_mu;  // sub-agents open their sessions from tool threads
+  bool warned = false;
+};
+
+SessionBinding::SessionBinding() : impl_(std::make_unique<Impl>()) {}
+SessionBinding::~SessionBinding() = default;
+
+Status SessionBinding::Open(const SessionRequest& request) {
+  auto settings = LoadSettings(request.cwd);
+  if (!settings.ok()) return settings.error();
+  auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
+  if (!store.ok()) return store.error();
+  impl_->store = std::move(store).value();
+  impl_->request = request;
+
+  std::string id = request.resume_id;
+  if (request.continue_latest) {
+    auto latest = impl_->store->Latest(request.cwd.string());
+    if (!latest.ok())
+      return Error::Make("there is no session to continue in " + request.cwd.string() +
+                             ": start one with sepp -p \"...\"",
+                         "not_found");
+    id = *latest;
+  }
+  if (id.empty()) {
+    auto created = impl_->store->Create({request.cwd.string(), request.provider, request.model, ""});
+    if (!created.ok()) return created.error();
+    impl_->session = std::move(created).value();
+  } else {
+    auto opened = impl_->store->Open(id, session::OpenMode::kAppend);
+    if (!opened.ok()) return opened.error();
+    impl_->session = std::move(opened).value();
+    RebuildContext();
+  }
+  id_ = impl_->session->id();
+  return Ok();
+}
+
+// The model's context is the path root→leaf, where a compaction entry
+// replaces everything before its first kept entry with the summary.
+void SessionBinding::RebuildContext() {
+  history_.clear();
+  context_ids_.clear();
+  for (const session::Entry* e : impl_->session->Path()) {
+    if (e->type == "message" && e->data.contains("message")) {
+      auto m = llm::MessageFromJson(e->data["message"]);
+      if (!m.ok()) continue;
+      history_.push_back(std::move(m).value());
+      context_ids_.push_back(e->id);
+    } else if (e->type == "compaction") {
+      std::string first_kept = e->data.value("first_kept_id", "");
+      size_t from = context_ids_.size();
+      for (size_t i = 0; i < context_ids_.size(); ++i)
+        if (context_ids_[i] == first_kept) from = i;
+      history_.erase(history_.begin(), history_.begin() + static_cast<ptrdiff_t>(from));
+      context_ids_.erase(context_ids_.begin(), context_ids_.begin() + static_cast<ptrdiff_t>(from));
+      history_.insert(history_.begin(), agent::SummaryMessage(e->data.value("summary", "")));
+      context_ids_.insert(context_ids_.begin(), e->id);
+    }
+  }
+}
+
+void SessionBinding::Warn(const Error& error) {
+  if (impl_->warned) return;
+  impl_->warned = true;
+  std::fprintf(stderr, "sepp: cannot save to the session (%s); the run goes on unsaved\n",
+               error.message.c_str());
+}
+
+void SessionBinding::Record(const llm::Message& message) {
+  if (!impl_->session) return;
+  auto r = impl_->session->AppendMessage(llm::ToJson(message));
+  if (!r.ok()) return Warn(r.error());
+  context_ids_.push_back(*r);
+}
+
+void SessionBinding::RecordCompaction(const agent::CompactionResult& result) {
+  if (!impl_->session || result.first_kept >= context_ids_.size()) return;
+  std::string first_kept_id = context_ids_[result.first_kept];
+  auto r = impl_->session->Append("compaction", {{"summary", result.summary},
+                                                 {"first_kept_id", first_kept_id},
+                                                 {"tokens_before", result.tokens_before},
+                                                 {"tokens_after", result.tokens_after}});
+  if (!r.ok()) return Warn(r.error());
+  context_ids_.erase(context_ids_.begin(),
+                     context_ids_.begin() + static_cast<ptrdiff_t>(result.first_kept));
+  context_ids_.insert(context_ids_.begin(), *r);
+}
+
+}  // namespace sepp::app
+
+namespace sepp::app {
+
+agent::ChildSession SessionBinding::OpenChild(const std::string& task,
+                                              const std::string& agent_name) {
+  std::lock_guard<std::mutex> lock(impl_->child_mu);
+  if (!impl_->session) return {};
+  const SessionRequest& req = impl_->request;
+  auto created = impl_->store->Create({req.cwd.string(), req.provider, req.model, id_});
+  if (!created.ok()) {
+    Warn(created.error());
+    return {};
+  }
+  std::shared_ptr<session::Session> child = std::move(created).value();
+  auto link = impl_->session->Append(
+      "subagent", {{"session_id", child->id()}, {"task", task}, {"agent", agent_name}});
+  if (!link.ok()) Warn(link.error());
+  agent::ChildSession cs;
+  cs.id = child->id();
+  cs.keep_alive = child;
+  cs.record = [child](const llm::Message& m) { (void)child->AppendMessage(llm::ToJson(m)); };
+  return cs;
+}
+
+}  // namespace sepp::app

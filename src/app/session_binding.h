@@ -1,0 +1,53 @@
+// SessionBinding: connects one agent run to its session file: opens a new,
+// the latest (-c) or a named (-r) session, gives the agent the history, and
+// appends each message as it completes.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/compaction.h"
+#include "agent/subagent_tool.h"
+#include "base/result.h"
+#include "llm/message.h"
+
+namespace sepp::app {
+
+struct SessionRequest {
+  std::filesystem::path cwd;
+  std::string provider;
+  std::string model;
+  bool continue_latest = false;
+  std::string resume_id;  // id or unique prefix
+};
+
+class SessionBinding {
+ public:
+  SessionBinding();
+  ~SessionBinding();
+  Status Open(const SessionRequest& request);
+  // Appends; a failure to write is reported once on stderr and the run goes
+  // on (losing the rest of the record is better than losing the work).
+  void Record(const llm::Message& message);
+  // Records a compaction: a "compaction" entry naming the first kept entry.
+  void RecordCompaction(const agent::CompactionResult& result);
+  // A session for a sub-agent, linked from this one by a "subagent" entry.
+  // Thread-safe (parallel sub-agents). Empty id when sessions are off.
+  agent::ChildSession OpenChild(const std::string& task, const std::string& agent_name);
+  const std::vector<llm::Message>& history() const { return history_; }
+  const std::string& id() const { return id_; }
+
+ private:
+  void RebuildContext();
+  void Warn(const Error& error);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::vector<llm::Message> history_;
+  // The entry id behind each message of the agent's context, in order (the
+  // summary message of a compaction maps to the compaction entry).
+  std::vector<std::string> context_ids_;
+  std::string id_;
+};
+
+}  // namespace sepp::app

@@ -1,0 +1,44 @@
+#include "app/settings.h"
+
+#include <toml++/toml.h>
+
+#include "base/paths.h"
+
+namespace sepp::app {
+namespace {
+
+Status Apply(const std::filesystem::path& file, Settings& s) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return Ok();
+  toml::table t;
+  try {
+    t = toml::parse_file(file.string());
+  } catch (const toml::parse_error& e) {
+    return Error::Make(file.string() + ":" + std::to_string(e.source().begin.line) + ": " +
+                           std::string(e.description()),
+                       "usage");
+  }
+  if (auto node = t["session"]["store"]) {
+    auto name = node.value<std::string>();
+    auto line = node.node()->source().begin.line;
+    if (!name) return Error::Make(file.string() + ":" + std::to_string(line) +
+                                  ": session.store must be a string (\"jsonl\" or \"sqlite\")", "usage");
+    auto kind = session::ParseStoreKind(*name);
+    if (!kind.ok())
+      return Error::Make(file.string() + ":" + std::to_string(line) + ": session.store: " +
+                             kind.error().message, "usage");
+    s.session_store = *kind;
+  }
+  return Ok();
+}
+
+}  // namespace
+
+Result<Settings> LoadSettings(const std::filesystem::path& cwd) {
+  Settings s;
+  if (auto st = Apply(SeppHome() / "settings.toml", s); !st.ok()) return st.error();
+  if (auto st = Apply(cwd / ".sepp" / "settings.toml", s); !st.ok()) return st.error();
+  return s;
+}
+
+}  // namespace sepp::app

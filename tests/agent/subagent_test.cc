@@ -1,0 +1,195 @@
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "agent/agent.h"
+#include "agent/agent_definitions.h"
+#include "agent/subagent_tool.h"
+#include "test_doubles.h"
+
+namespace sepp::agent {
+namespace {
+
+using llm::ContentBlock;
+using llm::Message;
+using testing::Assistant;
+using testing::Call;
+using testing::EchoTool;
+using testing::ForwardingProvider;
+using testing::ScriptedProvider;
+
+bool IsChild(const llm::Request& r) { return r.system.find("You are a sub-agent") != std::string::npos; }
+std::string FirstText(const llm::Request& r) { return r.messages.empty() ? "" : r.messages[0].Text(); }
+bool HasTool(const llm::Request& r, const std::string& name) {
+  for (const auto& t : r.tools)
+    if (t.name == name) return true;
+  return false;
+}
+
+class SubagentTest : public ::testing::Test {
+ protected:
+  SubagentTest() {
+    runtime_ = std::make_shared<SubagentRuntime>();
+    runtime_->make_provider = [this] { return std::make_unique<ForwardingProvider>(*provider_); };
+    runtime_->make_tools = [] {
+      auto r = std::make_unique<tools::ToolRegistry>();
+      r->Add(std::make_unique<EchoTool>());
+      return r;
+    };
+    runtime_->open_child_session = [this](const std::string& task, const std::string& name) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ChildSession cs;
+      cs.id = "child-" + std::to_string(children_.size());
+      children_.push_back(task);
+      cs.record = [this](const Message& m) {
+        std::lock_guard<std::mutex> lock(mu_);
+        child_messages_.push_back(m);
+      };
+      return cs;
+    };
+    runtime_->parent.model = "parent-model";
+    runtime_->parent.cwd = "/tmp";
+    runtime_->date = "2026-11-29";
+  }
+
+  Outcome RunParent(const std::string& prompt) {
+    registry_.Add(std::make_unique<EchoTool>());
+    registry_.Add(std::make_unique<SubagentTool>(runtime_, 0));
+    Agent parent(runtime_->parent, *provider_, registry_, nullptr, nullptr);
+    return parent.Prompt(prompt, cancel_);
+  }
+
+  std::unique_ptr<ScriptedProvider> provider_;
+  std::shared_ptr<SubagentRuntime> runtime_;
+  tools::ToolRegistry registry_;
+  CancelToken cancel_;
+  std::mutex mu_;
+  std::vector<std::string> children_;
+  std::vector<Message> child_messages_;
+};
+
+TEST_F(SubagentTest, OnlyTheFinalAnswerReachesTheParent) {
+  provider_ = std::make_unique<ScriptedProvider>([](const llm::Request& r, int) -> Result<Message> {
+    if (IsChild(r)) {
+      if (r.messages.size() == 1)
+        return Assistant({ContentBlock::Text("child-internal-note"),
+                          Call("k1", "echo", {{"text", "child-tool-output"}})},
+                         llm::StopReason::kToolUse);
+      return Assistant({ContentBlock::Text("the answer is 42")});
+    }
+    if (r.messages.size() == 1)
+      return Assistant({Call("p1", "agent", {{"task", "find the answer"}})}, llm::StopReason::kToolUse);
+    return Assistant({ContentBlock::Text("parent done")});
+  });
+  Outcome o = RunParent("start");
+  ASSERT_EQ(o.status, Outcome::Status::kDone);
+  EXPECT_EQ(o.final_text, "parent done");
+  // The parent's second request: the tool result is the child's final text,
+  // and nothing of the child's own conversation.
+  const llm::Request* second = nullptr;
+  for (const auto& r : provider_->requests)
+    if (!IsChild(r) && r.messages.size() > 1) second = &r;
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->messages.back().Text(), "the answer is 42");
+  std::string all;
+  for (const auto& m : second->messages) all += llm::ToJson(m).dump();
+  EXPECT_EQ(all.find("child-internal-note"), std::string::npos);
+  EXPECT_EQ(all.find("child-tool-output"), std::string::npos);
+  // The child had a fresh context: its first request holds only the task.
+  for (const auto& r : provider_->requests)
+    if (IsChild(r)) EXPECT_EQ(FirstText(r), "find the answer");
+  // Its own session got its messages.
+  EXPECT_EQ(children_, std::vector<std::string>{"find the answer"});
+  EXPECT_EQ(child_messages_.size(), 4u);  // task, call, result, answer
+}
+
+TEST_F(SubagentTest, ParallelSubagentsRunAtOnce) {
+  provider_ = std::make_unique<ScriptedProvider>([](const llm::Request& r, int) -> Result<Message> {
+    if (IsChild(r)) return Assistant({ContentBlock::Text("done: " + FirstText(r))});
+    if (r.messages.size() == 1)
+      return Assistant({Call("a", "agent", {{"task", "task A"}}), Call("b", "agent", {{"task", "task B"}})},
+                       llm::StopReason::kToolUse);
+    return Assistant({ContentBlock::Text("both done")});
+  });
+  provider_->delay_ms = 300;
+  Outcome o = RunParent("go");
+  ASSERT_EQ(o.status, Outcome::Status::kDone);
+  EXPECT_GE(provider_->max_running.load(), 2);
+  const auto& last = provider_->requests.back().messages;
+  ASSERT_GE(last.size(), 4u);
+  EXPECT_EQ(last[last.size() - 2].Text(), "done: task A");
+  EXPECT_EQ(last[last.size() - 1].Text(), "done: task B");
+}
+
+TEST_F(SubagentTest, DepthLimitRemovesTheAgentTool) {
+  runtime_->max_depth = 1;
+  provider_ = std::make_unique<ScriptedProvider>([](const llm::Request& r, int) -> Result<Message> {
+    if (IsChild(r)) return Assistant({ContentBlock::Text(HasTool(r, "agent") ? "can delegate" : "leaf")});
+    if (r.messages.size() == 1)
+      return Assistant({Call("a", "agent", {{"task", "t"}})}, llm::StopReason::kToolUse);
+    return Assistant({ContentBlock::Text("ok")});
+  });
+  RunParent("go");
+  EXPECT_EQ(provider_->requests.back().messages.back().Text(), "leaf");
+}
+
+TEST_F(SubagentTest, NamedAgentGetsItsToolsAndPrompt) {
+  auto def = ParseAgentDefinition(
+      "---\nname: finder\ndescription: Finds things\ntools:\n  - Echo\nmodel: inherit\n---\nYou find things.\n",
+      "finder.md");
+  ASSERT_TRUE(def.ok()) << def.error().message;
+  runtime_->definitions.push_back(*def);
+  provider_ = std::make_unique<ScriptedProvider>([](const llm::Request& r, int) -> Result<Message> {
+    if (IsChild(r)) {
+      EXPECT_EQ(r.system.rfind("You find things.", 0), 0u);
+      EXPECT_EQ(r.tools.size(), 1u);
+      EXPECT_EQ(r.model, "parent-model");
+      return Assistant({ContentBlock::Text("found")});
+    }
+    if (r.messages.size() == 1)
+      return Assistant({Call("a", "agent", {{"task", "t"}, {"agent", "finder"}}),
+                        Call("b", "agent", {{"task", "t"}, {"agent", "nobody"}})},
+                       llm::StopReason::kToolUse);
+    return Assistant({ContentBlock::Text("ok")});
+  });
+  RunParent("go");
+  const auto& last = provider_->requests.back().messages;
+  EXPECT_EQ(last[last.size() - 2].Text(), "found");
+  EXPECT_TRUE(last.back().is_error);
+  EXPECT_NE(last.back().Text().find("no agent named \"nobody\""), std::string::npos);
+}
+
+TEST_F(SubagentTest, AbortReachesTheChild) {
+  provider_ = std::make_unique<ScriptedProvider>([](const llm::Request& r, int) -> Result<Message> {
+    if (IsChild(r)) return Assistant({Call("k", "echo", {{"text", "cancel"}})}, llm::StopReason::kToolUse);
+    return Assistant({Call("a", "agent", {{"task", "t"}})}, llm::StopReason::kToolUse);
+  });
+  Outcome o = RunParent("go");
+  EXPECT_EQ(o.status, Outcome::Status::kAborted);
+}
+
+TEST(AgentDefinitions, ClaudeCodeFormatParses) {
+  auto d = ParseAgentDefinition(
+      "---\nname: code-reviewer\ndescription: \"Reviews code\"\ntools: Read, Grep, Glob, MultiEdit\n---\n\nBe strict.\n",
+      "/x/agents/code-reviewer.md");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->name, "code-reviewer");
+  EXPECT_EQ(d->description, "Reviews code");
+  EXPECT_EQ(d->tools, (std::vector<std::string>{"read", "grep", "find", "edit"}));
+  EXPECT_EQ(d->system_prompt, "Be strict.");
+}
+
+TEST(AgentDefinitions, BadFilesSayWhatIsWrong) {
+  auto none = ParseAgentDefinition("no front matter", "a.md");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("a.md: no front matter"), std::string::npos);
+  auto open = ParseAgentDefinition("---\ndescription: x\n", "b.md");
+  ASSERT_FALSE(open.ok());
+  EXPECT_NE(open.error().message.find("closing"), std::string::npos);
+  auto nodesc = ParseAgentDefinition("---\nname: x\n---\nbody", "c.md");
+  ASSERT_FALSE(nodesc.ok());
+  EXPECT_NE(nodesc.error().message.find("description"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sepp::agent

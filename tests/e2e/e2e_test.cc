@@ -1,0 +1,355 @@
+// End-to-end: the real sepp binary, one-shot mode, against the scripted fake
+// provider, for each of the three provider APIs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "base/file.h"
+#include "base/ids.h"
+#include "base/json.h"
+#include "base/strings.h"
+#include "e2e/run_sepp.h"
+#include "support/fake_provider.h"
+
+namespace sepp::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr char kKey[] = "sk-e2e-secret-key-0123456789abcdef";
+
+struct SeenResult {
+  std::string id;
+  std::string text;
+  bool is_error = false;
+};
+
+std::string TextOf(const Json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string out;
+  if (content.is_array())
+    for (const auto& b : content)
+      if (b.is_object() && b.contains("text") && b["text"].is_string()) out += b["text"].get<std::string>();
+  return out;
+}
+
+// The tool results a request carries back to the model, in order.
+std::vector<SeenResult> ToolResults(const fake::RecordedRequest& r) {
+  std::vector<SeenResult> out;
+  const Json& b = r.body;
+  if (r.api == "anthropic") {
+    for (const auto& m : b.value("messages", Json::array()))
+      if (m.value("role", "") == "user" && m["content"].is_array())
+        for (const auto& c : m["content"])
+          if (c.value("type", "") == "tool_result")
+            out.push_back({c.value("tool_use_id", ""), TextOf(c.value("content", Json())),
+                           c.value("is_error", false)});
+  } else if (r.api == "openai_chat") {
+    for (const auto& m : b.value("messages", Json::array()))
+      if (m.value("role", "") == "tool")
+        out.push_back({m.value("tool_call_id", ""), TextOf(m.value("content", Json())), false});
+  } else {
+    for (const auto& it : b.value("input", Json::array()))
+      if (it.value("type", "") == "function_call_output")
+        out.push_back({it.value("call_id", ""), TextOf(it.value("output", Json())), false});
+  }
+  return out;
+}
+
+class E2E : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("sepp-e2e-" + ShortId());
+    ws_ = root_ / "ws";
+    home_ = root_ / "home";
+    fs::create_directories(ws_);
+    fs::create_directories(home_);
+    ASSERT_TRUE(fp_.Start().ok());
+  }
+  void TearDown() override {
+    fp_.Stop();
+    fs::remove_all(root_);
+  }
+
+  std::map<std::string, std::string> Env() const {
+    std::map<std::string, std::string> env = {
+        {"PATH", "/usr/local/bin:/usr/bin:/bin"},
+        {"HOME", home_.string()},
+        {"SEPP_HOME", (home_ / ".sepp").string()},
+        {"SEPP_PROVIDER", GetParam()},
+        {"LANG", "C.UTF-8"},
+    };
+    if (GetParam() == "anthropic") {
+      env["ANTHROPIC_BASE_URL"] = fp_.base_url();
+      env["ANTHROPIC_API_KEY"] = kKey;
+    } else {
+      env["OPENAI_BASE_URL"] = fp_.base_url() + "/v1";
+      env["OPENAI_API_KEY"] = kKey;
+    }
+    return env;
+  }
+
+  RunOutput Sepp(std::vector<std::string> args, const Json& script, RunOptions o = {}) {
+    fp_.SetScript({{"responses", script}});
+    o.args = std::move(args);
+    if (o.env.empty()) o.env = Env();
+    o.cwd = ws_.string();
+    return RunSepp(o);
+  }
+
+  std::vector<fake::RecordedRequest> Requests() const { return fp_.requests(); }
+
+  std::string AllSessionText() const {
+    std::string all;
+    for (const auto& e : fs::recursive_directory_iterator(home_))
+      if (e.is_regular_file()) all += ReadFile(e.path()).value();
+    return all;
+  }
+
+  fs::path root_, ws_, home_;
+  fake::FakeProvider fp_;
+};
+
+Json ToolCall(const std::string& name, Json args) { return {{"name", name}, {"arguments", args}}; }
+Json Bash(const std::string& cmd) { return ToolCall("bash", {{"command", cmd}}); }
+
+TEST_P(E2E, TextAnswerStreamsToStdout) {
+  auto r = Sepp({"-p", "say hello"}, {{{"text", "Hello from the fake provider."}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Hello from the fake provider.\n");
+  auto reqs = Requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  std::string body = reqs[0].body.dump();
+  EXPECT_NE(body.find("say hello"), std::string::npos);
+  EXPECT_NE(body.find(ws_.string()), std::string::npos) << "the system prompt names the cwd";
+  EXPECT_EQ(body.find(kKey), std::string::npos);
+}
+
+TEST_P(E2E, MultiTurnToolUseStreamingAndNot) {
+  for (bool stream : {true, false}) {
+    SCOPED_TRACE(stream ? "stream" : "no-stream");
+    fs::remove(ws_ / "a.txt");
+    std::vector<std::string> args = {"-p", "make a file"};
+    if (!stream) args.push_back("--no-stream");
+    auto r = Sepp(args, {{{"tool_calls", {ToolCall("write", {{"path", "a.txt"}, {"content", "alpha\nbeta\n"}})}}},
+                         {{"tool_calls", {ToolCall("read", {{"path", "a.txt"}})}}},
+                         {{"text", "All done."}}});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "All done.\n");
+    EXPECT_NE(r.err.find("\xE2\x8E\xBF write a.txt"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\xE2\x8E\xBF read a.txt"), std::string::npos) << r.err;
+    EXPECT_EQ(ReadFile(ws_ / "a.txt").value(), "alpha\nbeta\n");
+    auto reqs = Requests();
+    ASSERT_GE(reqs.size(), 3u);
+    auto results = ToolResults(reqs.back());
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_NE(results[1].text.find("beta"), std::string::npos);
+    EXPECT_EQ(reqs.back().body.value("stream", false), stream);
+    fp_.Reset();
+  }
+}
+
+TEST_P(E2E, ParallelCallsComeBackInCallOrder) {
+  auto r = Sepp({"-p", "go"}, {{{"tool_calls", {Bash("sleep 0.4; echo one"), Bash("echo two"),
+                                                 Bash("sleep 0.2; echo three")}}},
+                               {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_NE(results[0].text.find("one"), std::string::npos);
+  EXPECT_NE(results[1].text.find("two"), std::string::npos);
+  EXPECT_NE(results[2].text.find("three"), std::string::npos);
+}
+
+TEST_P(E2E, RetriesA429HonouringRetryAfter) {
+  auto r = Sepp({"-p", "go"}, {{{"error", {{"status", 429}, {"retry_after", 1}, {"message", "slow down"}}}},
+                               {{"text", "after the retry"}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "after the retry\n");
+  EXPECT_EQ(Requests().size(), 2u);
+}
+
+TEST_P(E2E, CutStreamIsRetriedAndNeverRerunsATool) {
+  Json call = {{"tool_calls", {Bash("echo ran >> runs.txt")}}};
+  Json cut = call;
+  cut["cut_after_bytes"] = 120;
+  auto r = Sepp({"-p", "go"}, {cut, call, {{"text", "done"}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(ws_ / "runs.txt").value(), "ran\n");
+  EXPECT_EQ(Requests().size(), 3u);
+}
+
+TEST_P(E2E, SigintAbortsARunningToolAndTheSessionContinues) {
+  RunOptions o;
+  o.sigint_after_s = 1.5;
+  o.timeout_s = 30;
+  auto start = std::chrono::steady_clock::now();
+  auto r = Sepp({"-p", "wait"}, {{{"tool_calls", {Bash("sleep 60")}}}}, o);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_FALSE(r.killed);
+  EXPECT_LT(took, 20);
+  // The record is a valid conversation: -c sends the aborted call's result.
+  fp_.Reset();
+  auto r2 = Sepp({"-c", "-p", "again"}, {{{"text", "resumed"}}});
+  EXPECT_EQ(r2.exit_code, 0) << r2.err;
+  auto reqs = Requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_NE(reqs[0].body.dump().find("wait"), std::string::npos);
+  EXPECT_EQ(ToolResults(reqs[0]).size(), 1u);
+}
+
+TEST_P(E2E, HugeOutputIsTruncatedHeadAndTail) {
+  auto r = Sepp({"-p", "go"}, {{{"tool_calls", {Bash("seq 1 300000")}}}, {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_LT(results[0].text.size(), 64u * 1024);
+  EXPECT_EQ(results[0].text.rfind("1\n2\n", 0), 0u) << results[0].text.substr(0, 100);
+  EXPECT_NE(results[0].text.find("300000"), std::string::npos);
+}
+
+TEST_P(E2E, NonUtf8FileIsReadSafely) {
+  std::ofstream(ws_ / "bin.txt", std::ios::binary) << "ok \xff\xfe end\n";
+  auto r = Sepp({"-p", "go"}, {{{"tool_calls", {ToolCall("read", {{"path", "bin.txt"}})}}}, {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_TRUE(IsValidUtf8(results[0].text));
+  EXPECT_NE(results[0].text.find("ok "), std::string::npos);
+  EXPECT_NE(results[0].text.find("end"), std::string::npos);
+}
+
+TEST_P(E2E, BadArgumentsAndUnknownToolsAreErrorsTheModelReads) {
+  Json bad = {{"name", "read"}, {"raw_arguments", "{\"path\": "}};
+  auto r = Sepp({"-p", "go"}, {{{"tool_calls", {bad, ToolCall("nope", Json::object()),
+                                                 ToolCall("read", {{"path", 42}})}}},
+                               {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_NE(results[0].text.find("not valid JSON"), std::string::npos) << results[0].text;
+  EXPECT_NE(results[1].text.find("unknown tool"), std::string::npos);
+  EXPECT_NE(results[2].text.find("path"), std::string::npos);
+}
+
+TEST_P(E2E, ContinueAndResumeCarryTheConversation) {
+  auto r1 = Sepp({"-p", "first prompt", "--output", "json"}, {{{"text", "first answer"}}});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  auto j = ParseJson(r1.out);
+  ASSERT_TRUE(j.ok()) << r1.out;
+  std::string id = (*j)["session_id"];
+  ASSERT_EQ(id.size(), 32u);
+  EXPECT_EQ((*j)["text"], "first answer");
+  EXPECT_EQ((*j)["status"], "done");
+  EXPECT_EQ((*j)["turns"], 1);
+  EXPECT_GT((*j)["usage"]["input"].get<int>(), 0);
+
+  fp_.Reset();
+  auto r2 = Sepp({"-c", "-p", "second prompt"}, {{{"text", "second answer"}}});
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  std::string body = Requests()[0].body.dump();
+  EXPECT_NE(body.find("first prompt"), std::string::npos);
+  EXPECT_NE(body.find("first answer"), std::string::npos);
+
+  fp_.Reset();
+  auto r3 = Sepp({"-r", id.substr(0, 8), "-p", "third prompt"}, {{{"text", "third answer"}}});
+  ASSERT_EQ(r3.exit_code, 0) << r3.err;
+  body = Requests()[0].body.dump();
+  EXPECT_NE(body.find("second answer"), std::string::npos);
+
+  auto r4 = Sepp({"-r", "ffffffff", "-p", "x"}, {{{"text", "never"}}});
+  EXPECT_EQ(r4.exit_code, 1);
+  EXPECT_NE(r4.err.find("ffffffff"), std::string::npos) << r4.err;
+}
+
+TEST_P(E2E, StreamJsonIsTheEventStream) {
+  auto r = Sepp({"-p", "go", "--output", "stream-json"},
+                {{{"tool_calls", {Bash("echo hi")}}}, {{"text", "bye"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> types;
+  for (const auto& line : SplitLines(r.out)) {
+    auto j = ParseJson(line);
+    ASSERT_TRUE(j.ok()) << line;
+    types.push_back((*j)["type"]);
+  }
+  ASSERT_GE(types.size(), 6u);
+  EXPECT_EQ(types.front(), "session.started");
+  EXPECT_EQ(types.back(), "session.ended");
+  for (const char* t : {"turn.started", "tool.started", "tool.finished", "message.delta",
+                        "message.completed", "usage", "turn.finished"})
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
+}
+
+TEST_P(E2E, PromptFromStdin) {
+  RunOptions o;
+  o.stdin_data = "diff --git a/x b/x\n+added line\n";
+  auto r = Sepp({"-p", "review this"}, {{{"text", "looks fine"}}}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string body = Requests()[0].body.dump();
+  EXPECT_NE(body.find("review this"), std::string::npos);
+  EXPECT_NE(body.find("+added line"), std::string::npos);
+}
+
+TEST_P(E2E, SecretsReachNeitherToolsNorFiles) {
+  auto r = Sepp({"-p", "go"}, {{{"tool_calls", {Bash("env; echo KEY=$ANTHROPIC_API_KEY$OPENAI_API_KEY")}}},
+                               {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_NE(results[0].text.find("KEY="), std::string::npos);
+  EXPECT_EQ(results[0].text.find(kKey), std::string::npos);
+  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+  EXPECT_EQ(r.out.find(kKey), std::string::npos);
+  EXPECT_EQ(AllSessionText().find(kKey), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Apis, E2E, ::testing::Values("anthropic", "openai", "openai-responses"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+// Errors people will meet, with the Anthropic API.
+class E2EErrors : public E2E {};
+
+TEST_P(E2EErrors, MissingKeyNamesTheVariable) {
+  auto env = Env();
+  env.erase("ANTHROPIC_API_KEY");
+  RunOptions o;
+  o.env = env;
+  auto r = Sepp({"-p", "hi"}, {{{"text", "never"}}}, o);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("ANTHROPIC_API_KEY"), std::string::npos) << r.err;
+  EXPECT_TRUE(Requests().empty());
+}
+
+TEST_P(E2EErrors, RejectedKeyIsOneClearLine) {
+  auto r = Sepp({"-p", "hi"}, {{{"error", {{"status", 401}, {"message", "invalid x-api-key"}}}}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("401"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(kKey), std::string::npos);
+  EXPECT_EQ(Requests().size(), 1u) << "401 is not retried";
+}
+
+TEST_P(E2EErrors, BadRequestShowsTheProvidersMessage) {
+  auto r = Sepp({"-p", "hi"}, {{{"error", {{"status", 400}, {"message", "max_tokens: too large"}}}}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("max_tokens: too large"), std::string::npos) << r.err;
+}
+
+TEST_P(E2EErrors, UsageErrorsExitWithTwo) {
+  auto r = Sepp({"--no-such-flag"}, Json::array());
+  EXPECT_EQ(r.exit_code, 2);
+  auto r2 = Sepp({}, Json::array());  // no prompt, stdin not a terminal and empty
+  EXPECT_EQ(r2.exit_code, 2);
+  EXPECT_NE(r2.err.find("-p"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Anthropic, E2EErrors, ::testing::Values("anthropic"));
+
+}  // namespace
+}  // namespace sepp::e2e
