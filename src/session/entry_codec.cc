@@ -16,6 +16,7 @@
 #include <cstdlib>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "base/secrets.h"
 #include "base/strings.h"
 
@@ -47,7 +48,8 @@ std::string EncodeRecord(const Json& object, std::initializer_list<const char*> 
 }
 
 std::string EncodeEntry(const Entry& entry) {
-  return EncodeRecord(entry.data, {"type", "id", "parentId", "timestamp"});
+  if (const std::string* text = entry.unparsed_text()) return std::string(Trim(*text));
+  return EncodeRecord(entry.data(), {"type", "id", "parentId", "timestamp"});
 }
 
 std::string EncodeHeader(const SessionHeader& header) {
@@ -109,7 +111,7 @@ Result<Entry> EntryFromJson(Json object) {
   e.id = id->get<std::string>();
   if (parent != object.end() && parent->is_string()) e.parent_id = parent->get<std::string>();
   e.timestamp = StringField(object, "timestamp");
-  e.data = std::move(object);
+  e.set_data(std::move(object));
   return e;
 }
 
@@ -154,7 +156,7 @@ Status PrepareImport(SessionHeader& header, std::vector<Entry>& entries) {
   if (!h.ok()) return h.error();
   header = std::move(*h);
   for (Entry& in : entries) {
-    Json data = in.data;
+    Json data = in.data();
     RedactStrings(data);
     Result<Entry> e = EntryFromJson(std::move(data));
     if (!e.ok())
@@ -190,6 +192,184 @@ int64_t LastWriteMs(const SessionHeader& header, const std::vector<Entry>& entri
   if (!entries.empty())
     if (auto last = ParseIso8601Ms(entries.back().timestamp); last && (!t || *last > *t)) t = last;
   return t ? *t : NowMs();
+}
+
+// The envelope scan. It walks the top-level object of one JSON text, noting
+// the string values of "type", "id", "parentId" (or null) and "timestamp",
+// and skips every other value by structure alone: strings (escapes and
+// control characters respected), balanced {} / [] nesting, and bare literals.
+// It does not check numbers, literals or UTF-8 inside skipped values; data()
+// does, when the entry is used. Any surprise returns false and the caller
+// falls back to a full parse.
+namespace {
+
+class EnvelopeScanner {
+ public:
+  explicit EnvelopeScanner(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  bool Scan(Entry& e) {
+    bool have_type = false, have_id = false, parent_ok = true, time_ok = true;
+    SkipWs();
+    if (!Eat('{')) return false;
+    SkipWs();
+    if (Eat('}')) return false;  // {} has no envelope
+    for (;;) {
+      SkipWs();
+      std::string_view key;
+      bool escaped = false;
+      if (!String(key, escaped)) return false;
+      SkipWs();
+      if (!Eat(':')) return false;
+      SkipWs();
+      int which = escaped ? -1 : key == "type" ? 0 : key == "id" ? 1 : key == "parentId" ? 2
+                                                 : key == "timestamp" ? 3 : -1;
+      if (which >= 0 && p_ < end_ && *p_ == '"') {
+        std::string_view value;
+        bool value_escaped = false;
+        if (!String(value, value_escaped) || value_escaped || !IsValidUtf8(value)) return false;
+        std::string v(value);
+        if (which == 0) e.type = std::move(v), have_type = true;
+        if (which == 1) e.id = std::move(v), have_id = true;
+        if (which == 2) e.parent_id = std::move(v), parent_ok = true;
+        if (which == 3) e.timestamp = std::move(v), time_ok = true;
+      } else {
+        const char* start = p_;
+        if (!SkipValue()) return false;
+        if (which == 0) have_type = false;
+        if (which == 1) have_id = false;
+        if (which == 2) parent_ok = std::string_view(start, p_ - start) == "null", e.parent_id.clear();
+        if (which == 3) time_ok = false;
+      }
+      SkipWs();
+      if (Eat(',')) continue;
+      if (Eat('}')) break;
+      return false;
+    }
+    SkipWs();
+    return p_ == end_ && have_type && have_id && parent_ok && time_ok && !e.type.empty() &&
+           !e.id.empty();
+  }
+
+ private:
+  void SkipWs() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\r' || *p_ == '\n')) ++p_;
+  }
+  bool Eat(char c) {
+    if (p_ < end_ && *p_ == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  // At a '"': the raw contents up to the closing quote.
+  bool String(std::string_view& out, bool& escaped) {
+    if (!Eat('"')) return false;
+    const char* start = p_;
+    while (p_ < end_) {
+      unsigned char c = static_cast<unsigned char>(*p_);
+      if (c == '"') {
+        out = std::string_view(start, p_ - start);
+        ++p_;
+        return true;
+      }
+      if (c == '\\') {
+        if (end_ - p_ < 2) return false;
+        escaped = true;
+        p_ += 2;
+        continue;
+      }
+      if (c < 0x20) return false;
+      ++p_;
+    }
+    return false;
+  }
+  bool SkipValue() {
+    if (p_ >= end_) return false;
+    char c = *p_;
+    if (c == '"') {
+      std::string_view ignored;
+      bool escaped = false;
+      return String(ignored, escaped);
+    }
+    if (c == '{' || c == '[') {
+      std::string closers;
+      while (p_ < end_) {
+        char d = *p_;
+        if (d == '"') {
+          std::string_view ignored;
+          bool escaped = false;
+          if (!String(ignored, escaped)) return false;
+          continue;
+        }
+        if (d == '{') closers.push_back('}');
+        else if (d == '[') closers.push_back(']');
+        else if (d == '}' || d == ']') {
+          if (closers.empty() || closers.back() != d) return false;
+          closers.pop_back();
+          if (closers.empty()) {
+            ++p_;
+            return true;
+          }
+        }
+        ++p_;
+      }
+      return false;
+    }
+    if (c != '-' && !(c >= '0' && c <= '9') && c != 't' && c != 'f' && c != 'n') return false;
+    const char* start = p_;
+    while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && *p_ != ' ' && *p_ != '\t' &&
+           *p_ != '\r' && *p_ != '\n')
+      ++p_;
+    return p_ > start;
+  }
+
+  const char* p_;
+  const char* end_;
+};
+
+}  // namespace
+
+Result<Entry> EntryFromText(std::string_view text) {
+  Entry e;
+  if (EnvelopeScanner(text).Scan(e)) {
+    e.set_text(std::string(text));
+    return e;
+  }
+  Result<Json> record = ParseRecord(text);
+  if (!record.ok()) return record.error();
+  return EntryFromJson(std::move(*record));
+}
+
+const Json& Entry::data() const {
+  if (!parsed_) {
+    parsed_ = true;
+    Result<Json> j = ParseRecord(text_);
+    if (j.ok()) {
+      data_ = std::move(*j);
+    } else {
+      log::Warn("session entry " + id + " is unreadable past its envelope (" + j.error().message +
+                "); using the envelope alone");
+      data_ = Json::object();
+      data_["type"] = type;
+      data_["id"] = id;
+      data_["parentId"] = parent_id.empty() ? Json(nullptr) : Json(parent_id);
+      if (!timestamp.empty()) data_["timestamp"] = timestamp;
+    }
+    std::string().swap(text_);
+  }
+  return data_;
+}
+
+void Entry::set_data(Json data) {
+  data_ = std::move(data);
+  parsed_ = true;
+  std::string().swap(text_);
+}
+
+void Entry::set_text(std::string text) {
+  text_ = std::move(text);
+  data_ = Json::object();
+  parsed_ = false;
 }
 
 namespace {

@@ -28,6 +28,12 @@ void RedactStrings(Json& j);
 // else. Error if it is not a JSON object.
 Result<Json> ParseRecord(std::string_view text);
 
+// An entry from its stored text. The fast path reads only the envelope
+// (a structural scan, no JSON document is built) and leaves the rest to
+// Entry::data(); text it cannot take that way (escapes in envelope strings,
+// odd structure) goes through a full parse. Error if it is not an entry.
+Result<Entry> EntryFromText(std::string_view text);
+
 // Validates the envelope: string "type" and "id" (non-empty), "parentId"
 // string or null or absent, "timestamp" string or absent.
 Result<Entry> EntryFromJson(Json object);

@@ -13,9 +13,11 @@
 // order. Lines are only ever appended, each by a single write(2) on an
 // O_APPEND descriptor, so a kill -9 can at worst leave the last line torn.
 //
-// Reading: every line is parsed once. Blank lines are skipped; lines that are
-// not JSON objects with an id and type are counted and skipped (one warning
-// per open). A last line without '\n' that parses is accepted; one that does
+// Reading: each complete line is scanned once for its envelope (type, id,
+// parentId, timestamp) and indexed by id; the rest is parsed on first use
+// (Entry::data()), so opening a long session stays cheap. Blank lines are
+// skipped; lines that are not JSON objects with an id and type are counted
+// and skipped (one warning per open). A last line without '\n' that parses is accepted; one that does
 // not is a torn write: readers ignore it quietly, and the next writer to open
 // the file reports it (log::Warn, once) and truncates it away before
 // appending, so the next entry starts on a clean line. A complete but
@@ -399,8 +401,8 @@ Result<JsonlContent> ParseJsonlSession(std::string_view text, const std::string&
     pos = terminated ? nl + 1 : text.size();
     if (Trim(line).empty()) continue;
 
-    Result<Json> record = ParseRecord(line);
     if (!have_header) {
+      Result<Json> record = ParseRecord(line);
       if (!record.ok()) {
         if (!terminated) {  // the header itself is torn: nothing was ever stored
           c.torn_offset = start;
@@ -417,14 +419,12 @@ Result<JsonlContent> ParseJsonlSession(std::string_view text, const std::string&
       if (!terminated) c.missing_final_newline = true;
       continue;
     }
-    if (!record.ok()) {
-      if (!terminated)
-        c.torn_offset = start;
-      else
-        ++c.bad_lines;
-      continue;
-    }
-    Result<Entry> e = EntryFromJson(std::move(*record));
+    // A complete line is read by its envelope; the unterminated last line
+    // gets a full parse, since it decides whether a write was torn.
+    Result<Json> record = terminated ? Result<Json>(Json()) : ParseRecord(line);
+    Result<Entry> e = terminated ? EntryFromText(line)
+                      : record.ok() ? EntryFromJson(std::move(*record))
+                                    : Result<Entry>(record.error());
     if (!e.ok()) {
       if (!terminated)
         c.torn_offset = start;

@@ -38,8 +38,8 @@ bool IsTrue(const Json& j, const char* key) {
 
 const Json& MessageOf(const Entry& e) {
   static const Json kNull;
-  auto it = e.data.find("message");
-  return it != e.data.end() && it->is_object() ? *it : kNull;
+  auto it = e.data().find("message");
+  return it != e.data().end() && it->is_object() ? *it : kNull;
 }
 
 // One content block as text. `full` keeps everything; otherwise short forms.
@@ -91,7 +91,7 @@ std::string RoleTitle(const Json& message) {
 
 // Non-message entries, one line (used by every rendering).
 std::string OtherSummary(const Entry& e) {
-  const Json& d = e.data;
+  const Json& d = e.data();
   if (e.type == "compaction")
     return "compaction: " + Str(d, "tokens_before") + " → " + Str(d, "tokens_after") + " tokens";
   if (e.type == "label") {
@@ -170,7 +170,7 @@ std::string RenderBranchText(const Session& s, std::string_view leaf) {
       if (e->type == "label") continue;  // shown as tags on their targets
       out += "\n· " + OtherSummary(*e) + tag + "\n";
       if (e->type == "compaction") {
-        std::string summary = Str(e->data, "summary");
+        std::string summary = Str(e->data(), "summary");
         if (!summary.empty()) out += summary + "\n";
       }
       continue;
@@ -226,7 +226,7 @@ std::string ExportMarkdown(const Session& s) {
     if (e->type != "message") {
       out += "\n> " + OtherSummary(*e) + "\n";
       if (e->type == "compaction") {
-        std::string summary = Str(e->data, "summary");
+        std::string summary = Str(e->data(), "summary");
         if (!summary.empty()) out += "\n" + summary + "\n";
       }
       continue;
@@ -278,7 +278,7 @@ std::string ExportHtml(const Session& s) {
     if (e->type != "message") {
       out += "<p class=\"note\">" + HtmlEscape(OtherSummary(*e)) + "</p>\n";
       if (e->type == "compaction")
-        out += "<pre>" + HtmlEscape(Str(e->data, "summary")) + "</pre>\n";
+        out += "<pre>" + HtmlEscape(Str(e->data(), "summary")) + "</pre>\n";
       continue;
     }
     const Json& m = MessageOf(*e);

@@ -49,10 +49,10 @@ void Session::Index(size_t i) {
   children_.emplace_back();
   if (parent >= 0) children_[parent].push_back(i);
   if (e.type == "label") {
-    auto target = e.data.find("target_id");
-    auto label = e.data.find("label");
-    if (target != e.data.end() && target->is_string()) {
-      std::string text = (label != e.data.end() && label->is_string()) ? label->get<std::string>() : "";
+    auto target = e.data().find("target_id");
+    auto label = e.data().find("label");
+    if (target != e.data().end() && target->is_string()) {
+      std::string text = (label != e.data().end() && label->is_string()) ? label->get<std::string>() : "";
       if (text.empty())
         labels_.erase(target->get<std::string>());
       else
@@ -134,7 +134,7 @@ Result<std::string> Session::Append(std::string_view type, Json payload,
   data["timestamp"] = e.timestamp;
   RedactStrings(data);
   e.type = data["type"].get<std::string>();  // the type itself could hold a secret
-  e.data = std::move(data);
+  e.set_data(std::move(data));
 
   std::string line = EncodeEntry(e);
   if (Status s = sink_->Write(e, line); !s.ok()) return s.error();
@@ -171,8 +171,8 @@ void AddToMessageStats(MessageStats& stats, const Entry& e) {
   if (e.type != "message") return;
   ++stats.message_count;
   if (!stats.first_prompt.empty()) return;
-  auto msg = e.data.find("message");
-  if (msg == e.data.end() || !msg->is_object()) return;
+  auto msg = e.data().find("message");
+  if (msg == e.data().end() || !msg->is_object()) return;
   auto role = msg->find("role");
   if (role == msg->end() || *role != "user") return;
   auto content = msg->find("content");

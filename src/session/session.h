@@ -51,14 +51,35 @@ struct SessionHeader {
 };
 
 // One node of the tree.
+//
+// The envelope fields are read when a session is opened; the rest of the
+// record is parsed from its stored text on the first data() call. Opening a
+// long session therefore costs a scan of the text, not a JSON document per
+// line; the agent parses only the entries it actually uses (after a
+// compaction, just the tail of the path). data() mutates the entry on first
+// use: like a Session, an Entry is for one thread at a time.
 struct Entry {
   std::string type;       // "message", "compaction", "label", ... or unknown
   std::string id;         // unique within the session (8 hex digits when sepp makes it)
   std::string parent_id;  // "" for a root
   std::string timestamp;  // ISO 8601, UTC
+
   // The whole entry object as stored: envelope fields (type, id, parentId,
-  // timestamp) plus the payload, e.g. data["message"] for a message entry.
-  Json data = Json::object();
+  // timestamp) plus the payload, e.g. data()["message"] for a message entry.
+  // Never throws: if the stored text turns out not to be valid JSON beyond
+  // the envelope (hostile input), this is the envelope alone.
+  const Json& data() const;
+  // Sets the record (the envelope fields above are not changed).
+  void set_data(Json data);
+  // For stores: the stored text, parsed on first use of data().
+  void set_text(std::string text);
+  // The stored text while it has not been parsed, else nullptr.
+  const std::string* unparsed_text() const { return parsed_ ? nullptr : &text_; }
+
+ private:
+  mutable std::string text_;
+  mutable Json data_ = Json::object();
+  mutable bool parsed_ = true;
 };
 
 // Where a Session's appends go. Implemented by each store; callers of the

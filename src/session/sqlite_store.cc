@@ -387,8 +387,7 @@ class SqliteStore : public Store {
       if (!r.ok()) return r.error();
       if (!*r) break;
       next_seq = q->Int(0) + 1;
-      Result<Json> j = ParseRecord(q->Text(1));
-      Result<Entry> e = j.ok() ? EntryFromJson(std::move(*j)) : Result<Entry>(j.error());
+      Result<Entry> e = EntryFromText(q->Text(1));
       if (!e.ok()) {
         ++bad;
         continue;

@@ -150,11 +150,11 @@ TEST_F(JsonlStoreTest, HostileLinesAreSkippedNotFatal) {
   auto& s = *w;
   const Entry* utf8 = s->Find("utf8");
   ASSERT_TRUE(utf8);
-  EXPECT_FALSE(utf8->data.contains("dup"));  // the first of a duplicate id wins
-  EXPECT_TRUE(IsValidUtf8(utf8->data["text"].get<std::string>()));
-  EXPECT_NE(utf8->data["text"].get<std::string>().find("\xEF\xBF\xBD"), std::string::npos);
+  EXPECT_FALSE(utf8->data().contains("dup"));  // the first of a duplicate id wins
+  EXPECT_TRUE(IsValidUtf8(utf8->data()["text"].get<std::string>()));
+  EXPECT_NE(utf8->data()["text"].get<std::string>().find("\xEF\xBF\xBD"), std::string::npos);
   ASSERT_TRUE(s->Find("huge"));
-  EXPECT_EQ(s->Find("huge")->data["text"].get<std::string>().size(), huge_text.size());
+  EXPECT_EQ(s->Find("huge")->data()["text"].get<std::string>().size(), huge_text.size());
   EXPECT_FALSE(s->Find("noType"));
   EXPECT_FALSE(s->Find("badparent"));
   // Paths terminate whatever the parent links say.

@@ -107,13 +107,13 @@ TEST(Render, SummariesAreShortAndValidUtf8) {
   Entry e;
   e.type = "message";
   e.id = "x";
-  e.data = Json{{"message", UserMessage(std::string(50, 'a') + "✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓")}};
+  e.set_data(Json{{"message", UserMessage(std::string(50, 'a') + "✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓✓")}});
   for (size_t max : {10u, 57u, 58u, 59u, 60u, 80u}) {
     std::string s = EntrySummary(e, max);
     EXPECT_TRUE(IsValidUtf8(s)) << max;
     EXPECT_LE(s.size(), max + 3) << max;
   }
-  e.data = Json{{"message", UserMessage("line one\nline two")}};
+  e.set_data(Json{{"message", UserMessage("line one\nline two")}});
   EXPECT_EQ(EntrySummary(e), "user: line one line two");
 }
 
@@ -126,7 +126,7 @@ TEST(Render, JsonlExportReadsBackAsTheSameSession) {
   EXPECT_EQ(c->header.id, s->id());
   EXPECT_EQ(c->header.model, "claude");
   ASSERT_EQ(c->entries.size(), 2u);
-  EXPECT_EQ(c->entries[1].data, s->entries()[1].data);
+  EXPECT_EQ(c->entries[1].data(), s->entries()[1].data());
   EXPECT_EQ(c->bad_lines, 0u);
 }
 

@@ -47,7 +47,7 @@ TEST(SqliteStore, HostileRowsAreSkipped) {
   auto s = Take(store->Open(id, OpenMode::kAppend));
   EXPECT_EQ(s->size(), 2u);  // "one" and the repaired invalid-UTF-8 note
   ASSERT_TRUE(s->Find("u"));
-  EXPECT_EQ(s->Find("u")->data["t"], "\xEF\xBF\xBD");
+  EXPECT_EQ(s->Find("u")->data()["t"], "\xEF\xBF\xBD");
   auto next = s->AppendMessage(UserMessage("after"));
   ASSERT_TRUE(next.ok()) << next.error().message;  // seq continues after the junk rows
 }
@@ -85,7 +85,7 @@ TEST(Convert, RoundTripBetweenStoresIsLossless) {
     ASSERT_TRUE(s->Append("future", Json{{"x", Json::array({1, 2})}}).ok());
     ASSERT_TRUE(s->Label(first, "start").ok());
     id = s->id();
-    for (const Entry& e : s->entries()) original.push_back(e.data);
+    for (const Entry& e : s->entries()) original.push_back(e.data());
   }
   auto from = Take(jsonl->Open(id, OpenMode::kReadOnly));
   std::vector<Entry> entries(from->entries().begin(), from->entries().end());
@@ -99,7 +99,7 @@ TEST(Convert, RoundTripBetweenStoresIsLossless) {
   { auto again = Take(jsonl->Import(mid->header(), back)); }
   auto end = Take(jsonl->Open(id, OpenMode::kReadOnly));
   ASSERT_EQ(end->size(), original.size());
-  for (size_t i = 0; i < original.size(); ++i) EXPECT_EQ(end->entries()[i].data, original[i]);
+  for (size_t i = 0; i < original.size(); ++i) EXPECT_EQ(end->entries()[i].data(), original[i]);
   EXPECT_EQ(end->header().data, from->header().data);
   EXPECT_EQ(Take(jsonl->Latest("/p")), id);
   auto list = Take(sqlite->List(std::nullopt));

@@ -88,10 +88,10 @@ TEST_P(StoreTest, CreateAppendAndReopen) {
   EXPECT_EQ(r->header().model, "claude-test");
   const Entry& first = r->entries()[0];
   EXPECT_EQ(first.type, "message");
-  EXPECT_EQ(first.data["message"]["content"][0]["text"], "hello");
-  EXPECT_EQ(first.data["parentId"], nullptr);
+  EXPECT_EQ(first.data()["message"]["content"][0]["text"], "hello");
+  EXPECT_EQ(first.data()["parentId"], nullptr);
   EXPECT_FALSE(first.timestamp.empty());
-  EXPECT_EQ(r->entries()[1].data["message"]["usage"]["input"], 10);
+  EXPECT_EQ(r->entries()[1].data()["message"]["usage"]["input"], 10);
   auto ro = r->AppendMessage(UserMessage("nope"));
   ASSERT_FALSE(ro.ok());
   EXPECT_EQ(ro.error().kind, "read_only");
@@ -198,13 +198,13 @@ TEST_P(StoreTest, UnknownEntryTypesArePreserved) {
   const Entry* e = r->Find(*x);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->type, "from_the_future");
-  EXPECT_EQ(e->data["weird"]["nested"][2], 3);
-  EXPECT_EQ(e->data["flag"], true);
+  EXPECT_EQ(e->data()["weird"]["nested"][2], 3);
+  EXPECT_EQ(e->data()["flag"], true);
   EXPECT_EQ(r->Path().size(), 3u);
   // Survives a fork (and so an import) too.
   auto f = store_->Fork(*r, r->leaf());
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ((*f)->Find(*x)->data["weird"], payload["weird"]);
+  EXPECT_EQ((*f)->Find(*x)->data()["weird"], payload["weird"]);
 }
 
 TEST_P(StoreTest, PrefixResolution) {
@@ -402,7 +402,7 @@ TEST_P(StoreTest, ConcurrentWritersTakeTurnsWithoutCorruption) {
   auto s = Open(id);
   ASSERT_EQ(s->size(), 2u * kRounds);
   std::set<std::pair<int, int>> seen;
-  for (const Entry& e : s->entries()) seen.insert({e.data["who"].get<int>(), e.data["i"].get<int>()});
+  for (const Entry& e : s->entries()) seen.insert({e.data()["who"].get<int>(), e.data()["i"].get<int>()});
   EXPECT_EQ(seen.size(), 2u * kRounds);
   EXPECT_EQ(s->Path().size(), 2u * kRounds);  // each append hung off the previous leaf
 }
@@ -416,11 +416,11 @@ TEST_P(StoreTest, RegisteredSecretsNeverReachTheStore) {
   ASSERT_TRUE(id.ok());
   Json odd = {{secret, "as a key"}, {"list", Json::array({secret, 1})}};
   ASSERT_TRUE((*s)->Append("custom", odd).ok());
-  EXPECT_EQ((*s)->Find(*id)->data["message"]["content"][0]["text"], "my key is [REDACTED], keep it");
+  EXPECT_EQ((*s)->Find(*id)->data()["message"]["content"][0]["text"], "my key is [REDACTED], keep it");
   std::string sid = (*s)->id();
   s->reset();
   auto r = Open(sid);
-  EXPECT_EQ(r->entries()[0].data["message"]["content"][0]["text"], "my key is [REDACTED], keep it");
+  EXPECT_EQ(r->entries()[0].data()["message"]["content"][0]["text"], "my key is [REDACTED], keep it");
   EXPECT_EQ(r->header().cwd, "/work/[REDACTED]");
   EXPECT_EQ(AllBytesUnder(dir_.path()).find(secret), std::string::npos);
 }
@@ -435,12 +435,12 @@ TEST_P(StoreTest, ImportKeepsEverythingVerbatim) {
   h.data = Json{{"extra_header_field", {{"k", 1}}}, {"version", 1}};
   std::vector<Entry> entries;
   Entry e1;
-  e1.data = Json{{"type", "message"}, {"id", "r1"}, {"parentId", nullptr},
+  e1.set_data(Json{{"type", "message"}, {"id", "r1"}, {"parentId", nullptr},
                  {"timestamp", "2026-01-02T03:04:06.000Z"}, {"message", UserMessage("q")},
-                 {"future", "kept"}};
+                 {"future", "kept"}});
   Entry e2;
-  e2.data = Json{{"type", "mystery"}, {"id", "r2"}, {"parentId", "r1"},
-                 {"timestamp", "2026-01-02T03:04:07.000Z"}, {"blob", Json::array({1, "two"})}};
+  e2.set_data(Json{{"type", "mystery"}, {"id", "r2"}, {"parentId", "r1"},
+                 {"timestamp", "2026-01-02T03:04:07.000Z"}, {"blob", Json::array({1, "two"})}});
   entries.push_back(e1);
   entries.push_back(e2);
   auto s = store_->Import(h, entries);
@@ -454,8 +454,8 @@ TEST_P(StoreTest, ImportKeepsEverythingVerbatim) {
   EXPECT_EQ(r->header().created, h.created);
   EXPECT_EQ(r->header().data["extra_header_field"]["k"], 1);
   ASSERT_EQ(r->size(), 2u);
-  EXPECT_EQ(r->entries()[0].data, e1.data);
-  EXPECT_EQ(r->entries()[1].data, e2.data);
+  EXPECT_EQ(r->entries()[0].data(), e1.data());
+  EXPECT_EQ(r->entries()[1].data(), e2.data());
   EXPECT_EQ(r->entries()[1].parent_id, "r1");
   auto l = store_->List(std::nullopt);
   ASSERT_EQ(l->size(), 1u);
