@@ -13,6 +13,7 @@
 
 #include "base/fd.h"
 #include "base/file.h"
+#include "base/secrets.h"
 #include "base/strings.h"
 #include "tools/args.h"
 #include "tools/diff.h"
@@ -275,12 +276,12 @@ class EditTool : public Tool {
     ::chmod(path.c_str(), static_cast<mode_t>(mode));
 
     DiffStats stats;
-    std::string diff = UnifiedDiff(*original, text, shown, shown, 3, &stats);
+    std::string diff = Redact(SanitizeUtf8(UnifiedDiff(*original, text, shown, shown, 3, &stats)));
     ToolResult r;
     r.text = "Edited " + shown + " (" + std::to_string(edits->size()) +
              (edits->size() == 1 ? " edit" : " edits") + ", +" + std::to_string(stats.added) +
              " -" + std::to_string(stats.removed) + " lines).\n";
-    Truncation shown_diff = TruncateHead(SanitizeUtf8(diff));
+    Truncation shown_diff = TruncateHead(diff);
     r.text += shown_diff.text;
     if (shown_diff.truncated) {
       r.truncated = true;
@@ -288,7 +289,7 @@ class EditTool : public Tool {
                 " more lines. Read the file to see the result.]";
     }
     r.details = {{"path", shown},
-                 {"diff", SanitizeUtf8(diff)},
+                 {"diff", diff},
                  {"edits", edits->size()},
                  {"first_changed_line", first_changed},
                  {"added", stats.added},

@@ -16,6 +16,7 @@
 
 #include "base/fd.h"
 #include "base/file.h"
+#include "base/secrets.h"
 #include "base/strings.h"
 #include "tools/args.h"
 #include "tools/files.h"
@@ -212,7 +213,7 @@ class GrepTool : public Tool {
       r.text = "No matches for " + *pattern + " in " + shown_root +
                (glob ? " (files matching " + **glob_arg + ")" : std::string()) + ".";
     } else {
-      r.text = std::move(search.out);
+      r.text = Redact(search.out);
     }
     std::vector<std::string> notes;
     if (search.stopped)

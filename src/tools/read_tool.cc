@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "base/fd.h"
+#include "base/secrets.h"
 #include "base/strings.h"
 #include "tools/args.h"
 #include "tools/files.h"
@@ -148,7 +149,7 @@ class ReadTool : public Tool {
       return ErrorResult("offset " + std::to_string(first) + " is past the end of " + shown +
                          " (" + std::to_string(total) + (total == 1 ? " line" : " lines") + ").");
     ToolResult r;
-    r.text = std::move(out);
+    r.text = Redact(out);
     if (last_shown < total) {
       r.truncated = true;
       r.text += "[Showing lines " + std::to_string(first) + "-" + std::to_string(last_shown) +

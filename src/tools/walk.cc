@@ -11,6 +11,8 @@
 namespace sepp::tools {
 namespace {
 
+constexpr int kMaxDepth = 256;
+
 struct Child {
   std::string name;
   bool is_dir;
@@ -87,8 +89,9 @@ class Walker {
   }
 
   // Returns false when the walk must stop.
-  bool Visit(const std::filesystem::path& dir, const std::string& rel) {
+  bool Visit(const std::filesystem::path& dir, const std::string& rel, int depth = 0) {
     if (options_.cancel && options_.cancel->cancelled()) return false;
+    if (depth > kMaxDepth) return true;  // pathological nesting: skip, don't overflow
     size_t mark = rules_.size();
     if (options_.respect_gitignore) {
       std::string base = prefix_ + rel;
@@ -105,7 +108,7 @@ class Walker {
         go_on = false;
         break;
       }
-      if (c.is_dir && !Visit(e.path, child_rel + "/")) {
+      if (c.is_dir && !Visit(e.path, child_rel + "/", depth + 1)) {
         go_on = false;
         break;
       }

@@ -55,6 +55,9 @@ class WriteTool : public Tool {
     auto content = RequiredString(args, "content");
     if (!content) return ErrorResult(content.error().message);
     if (path_arg->empty()) return ErrorResult("Invalid argument \"path\": it is empty.");
+    if (path_arg->back() == '/')
+      return ErrorResult("Invalid argument \"path\": " + *path_arg +
+                         " names a folder; give the path of a file.");
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
     std::string shown = ShowPath(ctx, path);

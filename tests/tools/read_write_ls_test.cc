@@ -212,6 +212,8 @@ TEST_F(WriteTest, Errors) {
   EXPECT_NE(Call(*write_, {{"path", "x"}, {"content", Json::array()}}).text.find("got array"),
             std::string::npos);
   EXPECT_TRUE(Call(*write_, {{"path", ""}, {"content", "x"}}).is_error);
+  EXPECT_NE(Call(*write_, {{"path", "newdir/"}, {"content", "x"}}).text.find("names a folder"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "newdir"));
   dir_.Write("file", "x");
   ToolResult r = Call(*write_, {{"path", "file/inside"}, {"content", "x"}});
   EXPECT_TRUE(r.is_error);
