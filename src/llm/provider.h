@@ -10,6 +10,24 @@
 // message), "not_found" (unknown model), "context_overflow" (prompt too long;
 // the agent compacts and retries), "rate_limit", "overloaded", "server",
 // "unreachable", "timeout", "aborted", "protocol" (malformed response).
+//
+// Details callers rely on (implementation: http_provider.cc, one codec per
+// API in anthropic.cc, openai_chat.cc, openai_responses.cc):
+// - Cancel gives Error kind "aborted", not a partial message; a message with
+//   StopReason::kAborted is for the agent to record.
+// - A returned message may have stop_reason kError with message.error set
+//   (refusal, content filter): the call itself succeeded.
+// - Tool calls whose arguments were not valid JSON come back with
+//   arguments null, raw_arguments and arguments_error set; answer them with
+//   an error tool result instead of running them.
+// - request.messages may be any history: before sending, tool calls left
+//   without a result get an error result ("not run: interrupted") and
+//   results without a call are dropped, so an aborted turn never breaks the
+//   next request. Empty assistant messages are skipped.
+// - An empty request.model means DefaultModel(config.name).
+// - Message.usage.input excludes cached input (cache_read/cache_write hold
+//   those) for every API.
+// - Complete may be called from several threads at once (no shared state).
 #pragma once
 #include <functional>
 #include <memory>
