@@ -3,12 +3,14 @@
 # same C sources, in one run:
 #   fib(35)              bench_fib     (calls, integer arithmetic)
 #   SHA-256 over 10 MiB  bench_sha256  (loads/stores, rotates, loops)
-# Usage: bench/wasm/run.sh [SEPP_BINARY]   (default: build-wasm/sepp)
+# Usage: bench/wasm/run.sh [RUNNER]
+#   RUNNER: build/bench/wasm/wasm_bench_run (default) or "build/sepp wasm"
+#   (anything that accepts `run FILE.wasm --invoke NAME`).
 # Needs clang (wasm32 target), wasm-ld and wabt. Reports user+sys CPU seconds
 # (best of RUNS, default 3), which is stable on a shared machine, and ratios.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-sepp=${1:-$here/../../build-wasm/sepp}
+runner=${1:-$here/../../build-wasm/bench/wasm/wasm_bench_run}
 runs=${RUNS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -35,7 +37,8 @@ for spec in "fib bench_fib" "sha256 bench_sha256"; do
   p=$1 fn=$2
   n=$(best "$work/$p.native")
   w=$(best wasm-interp "$work/$p.wasm" --run-all-exports)
-  s=$(best "$sepp" wasm run "$work/$p.wasm" --invoke "$fn")
+  s=$(best $runner run "$work/$p.wasm" --invoke "$fn")
+  grep -q "i32:" "$work/out" || { echo "sepp run of $p failed: $(cat "$work/out")" >&2; exit 1; }
   printf "%-8s %9.3fs %11.3fs %9.3fs %14.3f %11.1fx\n" "$p" "$n" "$w" "$s" \
     "$(awk -v a="$s" -v b="$w" 'BEGIN { print a / b }')" "$(awk -v a="$s" -v b="$n" 'BEGIN { print (b > 0) ? a / b : 0 }')"
 done

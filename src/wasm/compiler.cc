@@ -107,6 +107,8 @@ class Compiler {
   //   I32{Add,And,Shl,ShrU}Const  b = constant operand
   //   I32AddLocalConst  a = local, b = constant
   //   I32LoadLocal  a = offset, b = address local
+  //   I32LoadLocalConst  a = offset, b = address local | constant << 32
+  //   I32<op>L  a = local holding the right operand
   //   BrIfI32<cmp>, BrIfEqz  compare (or eqz) fused into br_if/if
   bool TryFuse(Op op, uint32_t a, uint64_t b, uint32_t* at) {
     uint32_t n = Here();
@@ -142,6 +144,16 @@ class Compiler {
           *at = n - 1;
           return true;
         }
+        if (p.op == Op::kLocalGet && (op == Op::kI32Add || op == Op::kI32Sub || op == Op::kI32And)) {
+          p.op = op == Op::kI32Add ? Op::kI32AddL : op == Op::kI32Sub ? Op::kI32SubL : Op::kI32AndL;
+          *at = n - 1;
+          return true;
+        }
+        if (p.op == Op::kConst && op == Op::kI32Sub) {
+          p.op = Op::kI32SubConst;
+          *at = n - 1;
+          return true;
+        }
         if (p.op == Op::kConst && (op == Op::kI32Add || op == Op::kI32And)) {
           p.op = op == Op::kI32Add ? Op::kI32AddConst : Op::kI32AndConst;
           if (op == Op::kI32Add && two_back && f_.code[n - 2].op == Op::kLocalGet) {
@@ -156,14 +168,36 @@ class Compiler {
           return true;
         }
         return false;
-      case Op::kI32Shl: case Op::kI32ShrU:
+      case Op::kI32Shl: case Op::kI32ShrU: case Op::kI32ShrS: case Op::kI32Rotl: case Op::kI32Rotr:
+      case Op::kI32Or: case Op::kI32Xor: case Op::kI32Mul:
         if (p.op == Op::kConst) {
-          p.op = op == Op::kI32Shl ? Op::kI32ShlConst : Op::kI32ShrUConst;
+          switch (op) {
+            case Op::kI32Shl: p.op = Op::kI32ShlConst; break;
+            case Op::kI32ShrU: p.op = Op::kI32ShrUConst; break;
+            case Op::kI32ShrS: p.op = Op::kI32ShrSConst; break;
+            case Op::kI32Rotl: p.op = Op::kI32RotlConst; break;
+            case Op::kI32Rotr: p.op = Op::kI32RotrConst; break;
+            case Op::kI32Or: p.op = Op::kI32OrConst; break;
+            case Op::kI32Xor: p.op = Op::kI32XorConst; break;
+            default: p.op = Op::kI32MulConst; break;
+          }
+          *at = n - 1;
+          return true;
+        }
+        if (p.op == Op::kLocalGet && (op == Op::kI32Or || op == Op::kI32Xor || op == Op::kI32Mul)) {
+          p.op = op == Op::kI32Or ? Op::kI32OrL : op == Op::kI32Xor ? Op::kI32XorL : Op::kI32MulL;
           *at = n - 1;
           return true;
         }
         return false;
       case Op::kI32Load:
+        if (p.op == Op::kI32AddLocalConst) {
+          p.op = Op::kI32LoadLocalConst;
+          p.b = static_cast<uint64_t>(p.a) | (static_cast<uint64_t>(static_cast<uint32_t>(p.b)) << 32);
+          p.a = a;
+          *at = n - 1;
+          return true;
+        }
         if (p.op == Op::kLocalGet) {
           p.op = Op::kI32LoadLocal;
           p.b = p.a;

@@ -697,6 +697,44 @@ L_BrIfEqz:
   BRIF_CMP(BrIfI32LeS, int32_t, <=)
   BRIF_CMP(BrIfI32LeU, uint32_t, <=)
 #undef BRIF_CMP
+#define BIN_L(name, EXPR)                                   \
+  L_##name : {                                              \
+    uint32_t x = static_cast<uint32_t>(sp[-1]);             \
+    uint32_t y = static_cast<uint32_t>(fp[ip->a]);          \
+    sp[-1] = static_cast<uint32_t>(EXPR);                   \
+    NEXT();                                                 \
+  }
+  BIN_L(I32AddL, x + y)
+  BIN_L(I32SubL, x - y)
+  BIN_L(I32AndL, x & y)
+  BIN_L(I32OrL, x | y)
+  BIN_L(I32XorL, x ^ y)
+  BIN_L(I32MulL, x * y)
+#undef BIN_L
+#define BIN_C(name, EXPR)                                   \
+  L_##name : {                                              \
+    uint32_t x = static_cast<uint32_t>(sp[-1]);             \
+    uint32_t y = static_cast<uint32_t>(ip->b);              \
+    sp[-1] = static_cast<uint32_t>(EXPR);                   \
+    NEXT();                                                 \
+  }
+  BIN_C(I32SubConst, x - y)
+  BIN_C(I32OrConst, x | y)
+  BIN_C(I32XorConst, x ^ y)
+  BIN_C(I32MulConst, x * y)
+  BIN_C(I32ShrSConst, static_cast<int32_t>(x) >> (y & 31))
+  BIN_C(I32RotlConst, std::rotl(x, static_cast<int>(y & 31)))
+  BIN_C(I32RotrConst, std::rotr(x, static_cast<int>(y & 31)))
+#undef BIN_C
+L_I32LoadLocalConst : {
+  uint32_t addr = static_cast<uint32_t>(fp[static_cast<uint32_t>(ip->b)]) + static_cast<uint32_t>(ip->b >> 32);
+  uint64_t ea = static_cast<uint64_t>(addr) + ip->a;
+  if (ea + 4 > mem_size) TRAP("out of bounds memory access");
+  uint32_t v;
+  std::memcpy(&v, mem + ea, 4);
+  *sp++ = v;
+  NEXT();
+}
 L_LocalTeeDrop:
   fp[ip->a] = *--sp;
   NEXT();

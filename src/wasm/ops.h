@@ -64,7 +64,10 @@ namespace sepp::wasm {
   X(I32AddConst) X(I32AndConst) X(I32ShlConst) X(I32ShrUConst)                  \
   X(I32LoadLocal) X(BrIfEqz) X(BrIfI32LtS) X(BrIfI32LtU) X(BrIfI32Ne)           \
   X(BrIfI32Eq) X(BrIfI32GeU) X(BrIfI32GeS) X(BrIfI32GtS) X(BrIfI32GtU)          \
-  X(BrIfI32LeS) X(BrIfI32LeU) X(LocalTeeDrop) X(I64AddLL) X(CopySlot)
+  X(BrIfI32LeS) X(BrIfI32LeU) X(LocalTeeDrop) X(I64AddLL) X(CopySlot)                   \
+  X(I32AddL) X(I32SubL) X(I32AndL) X(I32OrL) X(I32XorL) X(I32MulL)              \
+  X(I32SubConst) X(I32OrConst) X(I32XorConst) X(I32MulConst) X(I32ShrSConst)    \
+  X(I32RotlConst) X(I32RotrConst) X(I32LoadLocalConst)
 
 enum class Op : uint16_t {
 #define SEPP_WASM_ENUM(name) k##name,
