@@ -1,18 +1,19 @@
 // How the sandbox's filesystem is built (in the child, in its own mount
 // namespace, as root of its own user namespace):
 //
-//  1. Make every mount private, mount a tmpfs on /tmp and pivot_root into it,
-//     so the host tree is reachable as /oldroot (bubblewrap's approach: the
-//     host /tmp stays reachable at /oldroot/tmp because the tmpfs moved).
-//  2. Mount a fresh tmpfs at /newroot and bind into it, at their own paths,
-//     the policy's read roots (read-only) and write roots (read-write), most
-//     general first so that a nested root overrides its parent. Every bind is
-//     nosuid and nodev: a setuid binary or device node planted in the
-//     workspace is inert.
+//  1. Make every mount private and mount a fresh tmpfs as the new root: on a
+//     host folder no policy path lies in (/mnt, /media, ...), or, when there
+//     is none (a read root of "/"), at /newroot after moving the host root
+//     aside to /oldroot with pivot_root on a /tmp tmpfs (bubblewrap's way).
+//  2. Bind into it, at their own paths, the policy's read roots (read-only)
+//     and write roots (read-write), in path order so that a nested root
+//     overrides its parent. Every bind is nosuid and nodev: a setuid binary
+//     or device node planted in the workspace is inert.
 //  3. A fresh /proc (the sandbox's own pid namespace, so no host process is
-//     visible) with /proc/sys and /proc/sysrq-trigger read-only; a minimal
-//     /dev (null zero full random urandom tty, fd links, no kmsg, no disks);
-//     private tmpfs /tmp and /dev/shm.
+//     visible) with /proc/sys and /proc/irq read-only; a minimal /dev (null
+//     zero full random urandom tty and fd links; no kmsg, no disks); private
+//     tmpfs /tmp and /dev/shm. These go in path order with the roots, so a
+//     workspace under /tmp is bound over the private /tmp, not hidden by it.
 //  4. Deny paths that lie inside a visible root are masked: a directory by an
 //     empty read-only tmpfs with mode 000, a file by an empty read-only file.
 //  5. Protected paths inside write roots (.git/hooks, .git/config, .sepp) are
@@ -20,9 +21,13 @@
 //     root and them is bound onto itself too. A mount point cannot be
 //     renamed or removed (EBUSY), so `mv .git x; mkdir .git` cannot swap in an
 //     unprotected copy.
-//  6. The tmpfs root is made read-only, pivot_root(".", ".") into /newroot,
-//     and the old root is detached: nothing of the host remains but what was
-//     bound in.
+//  6. The new root and /dev are made read-only and the process enters the new
+//     root: chroot in the first case (no unmount needed, and an unmount costs
+//     an RCU grace period: milliseconds on a busy machine; escaping a chroot
+//     needs chroot, mount or an outside descriptor, and the command has no
+//     capability, seccomp forbids those calls, and every descriptor but stdio
+//     is closed), pivot_root(".", ".") and a detach of the host root in the
+//     second.
 #include "sandbox/mounts.h"
 
 #include <fcntl.h>
@@ -42,9 +47,9 @@ namespace sepp::sandbox {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kOld = "/oldroot";
-constexpr const char* kNew = "/newroot";
-constexpr const char* kEmptyFile = "/empty";
+// Folders of the host that usually hold nothing a policy names; the first
+// one that fits holds the new root.
+constexpr const char* kStagingCandidates[] = {"/mnt", "/media", "/srv", "/boot"};
 
 #ifndef __NR_mount_setattr
 #define __NR_mount_setattr 442
@@ -123,6 +128,7 @@ int Fail(const char** step, const char* what, int err) {
 Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   MountPlan plan;
   fs::path base = cwd.empty() ? fs::current_path() : cwd;
+  std::string kOld, kNew;  // host paths are kOld + path; sandbox paths kNew + path
 
   // Roots: canonical path -> writable. A path both read and write is written.
   std::map<std::string, bool> roots;
@@ -149,6 +155,30 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   for (const auto& r : policy.read_roots) add_root(r, false);
   for (const auto& r : policy.write_roots) add_root(r, true);
 
+  for (const char* cand : kStagingCandidates) {
+    struct stat st {};
+    if (lstat(cand, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    bool clash = false;
+    for (const auto& [path, write] : roots)
+      if (IsUnder(path, cand) || IsUnder(cand, path)) clash = true;
+    for (const auto& raw : policy.deny_paths) {
+      std::string c = Canonical(raw, base);
+      if (!c.empty() && IsUnder(c, cand)) clash = true;
+    }
+    if (!clash) {
+      kNew = cand;
+      break;
+    }
+  }
+  if (kNew.empty()) {
+    plan.pivot_mode = true;
+    kOld = "/oldroot";
+    kNew = "/newroot";
+    plan.empty_file = "/empty";
+  } else {
+    plan.empty_file = kNew + "/.sepp-empty";
+  }
+  plan.new_root = kNew;
   plan.ops.push_back({MountOp::Kind::kTmpfs, "", kNew, true, false, false, "mode=0755,size=1m"});
   // Groups of mounts keyed by the path they cover, applied in path order so
   // that whatever lies inside another comes after it (a workspace under /tmp
@@ -159,7 +189,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
       continue;  // replaced by the sandbox's own
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) continue;
-    MountOp op{MountOp::Kind::kBind, kOld + (path == "/" ? std::string() : path),
+    MountOp op{MountOp::Kind::kBind, path == "/" ? (kOld.empty() ? "/" : kOld) : kOld + path,
                kNew + (path == "/" ? std::string() : path)};
     op.is_dir = S_ISDIR(st.st_mode);
     op.read_only = !write;
@@ -175,9 +205,11 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   // The sandbox's own /proc, /dev, /tmp, /dev/shm.
   std::vector<MountOp> proc;
   proc.push_back({MountOp::Kind::kProc, "", std::string(kNew) + "/proc"});
-  for (const char* p : {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}) {
+  // Root-owned and writable by uid 0 without any capability check; Landlock
+  // keeps all of /proc read-only too, this is the second lock.
+  for (const char* p : {"/proc/sys", "/proc/irq"}) {
     MountOp op{MountOp::Kind::kBind, std::string(kNew) + p, std::string(kNew) + p};
-    op.is_dir = std::string(p) != "/proc/sysrq-trigger";
+    op.device = true;  // optional: absent in some kernels' fresh proc
     proc.push_back(op);
   }
   groups.push_back({"/proc", proc});
@@ -189,6 +221,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
                std::string(kNew) + "/dev/" + d};
     op.is_dir = false;
     op.read_only = false;
+    op.device = true;
     dev.push_back(op);
   }
   for (auto [name, target] : {std::pair{"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
@@ -204,12 +237,13 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& g : groups)
     for (auto& op : g.second) plan.ops.push_back(std::move(op));
+  // Listing folders is harmless: only what the policy allows is mounted.
+  plan.landlock.push_back({"/", landlock_access::kReadDir, true});
   plan.landlock.push_back({"/tmp", landlock_access::kWrite, true});
   plan.landlock.push_back({"/dev/shm", landlock_access::kWrite, true});
   plan.landlock.push_back({"/dev", landlock_access::kRead | landlock_access::kWriteFile |
                                        landlock_access::kIoctlDev, true});
-  plan.landlock.push_back({"/proc", landlock_access::kReadFile | landlock_access::kReadDir |
-                                        landlock_access::kWriteFile, true});
+  plan.landlock.push_back({"/proc", landlock_access::kReadFile | landlock_access::kReadDir, true});
 
   // Deny paths inside visible roots.
   std::vector<std::string> masked;
@@ -231,7 +265,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
       plan.ops.push_back({MountOp::Kind::kTmpfs, "", kNew + c, true, true, true,
                           "mode=000,size=4k,nr_inodes=1"});
     } else {
-      plan.ops.push_back({MountOp::Kind::kMaskFile, kEmptyFile, kNew + c, false, true});
+      plan.ops.push_back({MountOp::Kind::kMaskFile, plan.empty_file, kNew + c, false, true});
     }
     masked.push_back(c);
   }
@@ -285,18 +319,21 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
 int ApplyMountPlan(const MountPlan& plan, const char** step) {
   if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     return Fail(step, "making mounts private", errno);
-  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
-    return Fail(step, "mounting the staging tmpfs", errno);
-  if (chdir("/tmp") != 0) return Fail(step, "entering the staging tmpfs", errno);
-  if (mkdir("newroot", 0755) != 0 || mkdir("oldroot", 0755) != 0)
-    return Fail(step, "creating staging folders", errno);
-  int empty = open("empty", O_RDONLY | O_CREAT | O_CLOEXEC, 0);
-  if (empty < 0) return Fail(step, "creating the mask file", errno);
-  close(empty);
-  if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0)
-    return Fail(step, "pivot_root into the staging tmpfs", errno);
-  if (chdir("/") != 0) return Fail(step, "chdir /", errno);
+  if (plan.pivot_mode) {
+    if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m") != 0)
+      return Fail(step, "mounting the staging tmpfs", errno);
+    if (chdir("/tmp") != 0) return Fail(step, "entering the staging tmpfs", errno);
+    if (mkdir("newroot", 0755) != 0 || mkdir("oldroot", 0755) != 0)
+      return Fail(step, "creating staging folders", errno);
+    int empty = open("empty", O_RDONLY | O_CREAT | O_CLOEXEC, 0);
+    if (empty < 0) return Fail(step, "creating the mask file", errno);
+    close(empty);
+    if (syscall(SYS_pivot_root, "/tmp", "/tmp/oldroot") != 0)
+      return Fail(step, "pivot_root into the staging tmpfs", errno);
+    if (chdir("/") != 0) return Fail(step, "chdir /", errno);
+  }
 
+  bool first = true;
   for (const auto& op : plan.ops) {
     const char* dst = op.dst.c_str();
     switch (op.kind) {
@@ -307,6 +344,11 @@ int ApplyMountPlan(const MountPlan& plan, const char** step) {
           return Fail(step, "mounting a tmpfs", errno);
         if (op.read_only && SetAttrs(dst, kAttrRdonly | kAttrNosuid | kAttrNodev, false) != 0)
           return Fail(step, "making a tmpfs read-only", errno);
+        if (first && !plan.pivot_mode) {
+          int empty = open(plan.empty_file.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0);
+          if (empty < 0) return Fail(step, "creating the mask file", errno);
+          close(empty);
+        }
         break;
       }
       case MountOp::Kind::kProc:
@@ -320,33 +362,43 @@ int ApplyMountPlan(const MountPlan& plan, const char** step) {
         break;
       case MountOp::Kind::kMaskFile:
       case MountOp::Kind::kBind: {
-        const char* src = op.kind == MountOp::Kind::kMaskFile ? kEmptyFile : op.src.c_str();
         if (op.src != op.dst) {
           if (int e = MakeMountPoint(dst, op.is_dir)) {
-            if (!op.is_dir && op.src.rfind("/oldroot/dev/", 0) == 0) break;  // optional device
+            if (op.device) break;
             return Fail(step, "creating a bind mount point", e);
           }
         }
-        if (mount(src, dst, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
-          if (errno == ENOENT && op.src.rfind("/newroot/proc/", 0) == 0) break;
-          if (op.src.rfind("/oldroot/dev/", 0) == 0) break;  // optional device
+        if (mount(op.src.c_str(), dst, nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+          if (op.device) break;
           return Fail(step, "bind-mounting a policy path", errno);
         }
-        bool is_dev = op.src.rfind("/oldroot/dev/", 0) == 0;
-        uint64_t attrs = kAttrNosuid | (is_dev ? 0 : kAttrNodev) | (op.read_only ? kAttrRdonly : 0);
+        // Device nodes keep their flags (a bind of one file, nothing to add).
+        if (op.device && !op.read_only) break;
+        uint64_t attrs = kAttrNosuid | kAttrNodev | (op.read_only ? kAttrRdonly : 0);
+        if (op.device) attrs = kAttrRdonly;
         if (SetAttrs(dst, attrs, true) != 0)
           return Fail(step, "setting bind mount attributes", errno);
         break;
       }
     }
+    first = false;
   }
-  if (SetAttrs("/newroot/dev", kAttrRdonly | kAttrNosuid | kAttrNoexec, false) != 0)
+  char path[4096];
+  size_t n = plan.new_root.size();
+  if (n + 5 >= sizeof path) return Fail(step, "sandbox root path too long", ENAMETOOLONG);
+  memcpy(path, plan.new_root.c_str(), n);
+  memcpy(path + n, "/dev", 5);
+  if (SetAttrs(path, kAttrRdonly | kAttrNosuid | kAttrNoexec, false) != 0)
     return Fail(step, "making /dev read-only", errno);
-  if (SetAttrs("/newroot", kAttrRdonly | kAttrNosuid | kAttrNodev, false) != 0)
+  if (SetAttrs(plan.new_root.c_str(), kAttrRdonly | kAttrNosuid | kAttrNodev, false) != 0)
     return Fail(step, "making the sandbox root read-only", errno);
-  if (chdir("/newroot") != 0) return Fail(step, "entering the sandbox root", errno);
-  if (syscall(SYS_pivot_root, ".", ".") != 0) return Fail(step, "pivot_root into the sandbox", errno);
-  if (umount2(".", MNT_DETACH) != 0) return Fail(step, "detaching the host root", errno);
+  if (chdir(plan.new_root.c_str()) != 0) return Fail(step, "entering the sandbox root", errno);
+  if (plan.pivot_mode) {
+    if (syscall(SYS_pivot_root, ".", ".") != 0) return Fail(step, "pivot_root into the sandbox", errno);
+    if (umount2(".", MNT_DETACH) != 0) return Fail(step, "detaching the host root", errno);
+  } else if (chroot(".") != 0) {
+    return Fail(step, "entering the sandbox root", errno);
+  }
   if (chdir(plan.cwd.c_str()) != 0) return Fail(step, "entering the working directory", errno);
   return 0;
 }

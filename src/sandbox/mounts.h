@@ -31,6 +31,7 @@ struct MountOp {
   bool read_only = true;
   bool no_exec = false;
   std::string data;  // mount data for tmpfs
+  bool device = false;  // a device node from the host's /dev: optional, keeps dev
 
   MountOp() = default;
   MountOp(Kind k, std::string s, std::string d, bool dir = true, bool ro = true,
@@ -40,6 +41,15 @@ struct MountOp {
 };
 
 struct MountPlan {
+  // Where the new root is assembled. When a free folder of the host can hold
+  // it (no policy path lies under it), it is mounted there and entered with
+  // chroot, which needs no unmount (an unmount waits for an RCU grace period,
+  // milliseconds on a busy machine). Otherwise (a root of "/", say) the host
+  // root is first moved aside with pivot_root (see mounts.cc) and dropped at
+  // the end; pivot_mode says which.
+  bool pivot_mode = false;
+  std::string new_root;    // "/newroot" or e.g. "/mnt"
+  std::string empty_file;  // the read-only empty file used to mask files
   std::vector<MountOp> ops;
   std::string cwd;                       // inside the sandbox
   std::vector<LandlockRule> landlock;    // rules for the paths made visible

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/fd.h"
 #include "base/file.h"
 #include "sandbox/landlock.h"
 #include "sandbox/limits.h"
@@ -66,10 +67,19 @@ KernelSupport ProbeKernel() {
   return k;
 }
 
-Status CheckEnforceable(const Policy& policy) {
+std::string NamespaceFailureMessage(int err) {
+  return "sepp refuses to run the command: the kernel does not allow the sandbox's namespaces "
+         "(creating user, mount, pid, ipc, uts and network namespaces failed: " +
+         ErrnoText(err) +
+         "). Enable unprivileged user namespaces (sysctl user.max_user_namespaces > 0; on "
+         "Debian kernel.unprivileged_userns_clone = 1; on Ubuntu an AppArmor profile that "
+         "allows them)." + std::string(kHowToProceed);
+}
+
+Status CheckEnforceable(const Policy& policy, bool probe_namespaces) {
   if (!policy.enabled) return Ok();
   std::string why;
-  if (!NamespacesAvailable(&why))
+  if (probe_namespaces && !NamespacesAvailable(&why))
     return Error::Make("sepp refuses to run the command: the kernel does not allow the sandbox's "
                        "namespaces. " + why + "." + kHowToProceed,
                        "sandbox_unavailable");

@@ -24,6 +24,11 @@ KernelSupport ProbeKernel();
 
 // Ok when the policy can be enforced here; otherwise an Error of kind
 // "sandbox_unavailable" naming the missing feature and how to proceed.
-Status CheckEnforceable(const Policy& policy);
+// probe_namespaces: also clone a throw-away child to test namespace
+// creation (the launcher skips it: its own clone reports the same failure).
+Status CheckEnforceable(const Policy& policy, bool probe_namespaces = true);
+
+// The message for a failed namespace clone (errno err), with what to do.
+std::string NamespaceFailureMessage(int err);
 
 }  // namespace sepp::sandbox

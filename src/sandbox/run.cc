@@ -281,7 +281,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (!policy.enabled) return RunUnconfined(spec, policy, on_output, cancel);
 
   // Fail closed: refuse before starting anything the kernel cannot confine.
-  if (auto s = CheckEnforceable(policy); !s.ok()) return s.error();
+  if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
   if (policy.net == NetMode::kProxy)
     return Error::Make("sepp refuses to run the command: network proxy mode is not available in "
                        "this build; use net = \"off\" or \"host\"",
@@ -341,9 +341,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (policy.net == NetMode::kHost) flags &= ~static_cast<unsigned long>(CLONE_NEWNET);
   long rc = syscall(SYS_clone, flags | SIGCHLD, nullptr, nullptr, nullptr, 0);
   if (rc < 0)
-    return Error::Make("sepp refuses to run the command: creating the sandbox namespaces failed: " +
-                           ErrnoText(errno),
-                       "sandbox_unavailable");
+    return Error::Make(NamespaceFailureMessage(errno), "sandbox_unavailable");
   if (rc == 0) RunConfinedChild(plan);
   pid_t pid = static_cast<pid_t>(rc);
 

@@ -391,6 +391,25 @@ TEST_F(SandboxTest, RunsPython) {
   EXPECT_EQ(r.output, "[]\n");
 }
 
+TEST_F(SandboxTest, OnlyPolicyPathsExistInTheSandboxRoot) {
+  auto r = Sh("ls -a /; cd /..; pwd; ls /root /home /var 2>&1 | head -3");
+  EXPECT_THAT(r.output, HasSubstr("usr"));
+  EXPECT_THAT(r.output, Not(HasSubstr("boot\n")));
+  EXPECT_THAT(r.output, Not(HasSubstr("sys\n")));
+  EXPECT_THAT(r.output, HasSubstr("No such file"));
+}
+
+TEST_F(SandboxTest, WholeHostReadableStillMasksSecretsAndStaysReadOnly) {
+  // A root of "/" takes the pivot_root path of the mount code.
+  policy_.read_roots.push_back("/");
+  auto r = Sh("cat ~/.ssh/id_ed25519; echo x > /etc/sepp-test; ls /proc | grep -c '^[0-9]';"
+              "echo ok > inside && cat inside");
+  EXPECT_THAT(r.output, Not(HasSubstr("SECRETKEY")));
+  EXPECT_FALSE(fs::exists("/etc/sepp-test"));
+  EXPECT_THAT(r.output, HasSubstr("ok"));
+  EXPECT_EQ(ReadText(ws_ / "inside"), "ok\n");
+}
+
 TEST_F(SandboxTest, DisabledPolicyRunsUnconfined) {
   Policy off = policy_;
   off.enabled = false;
