@@ -72,11 +72,14 @@ Result<std::optional<int64_t>> OptionalInt(const Json& args, std::string_view na
   } else {
     return WrongType(name, "an integer", *v);
   }
-  if (n < min || n > max)
+  if (n < min || n > max) {
+    std::string range = max == INT64_MAX ? "it must be at least " + std::to_string(min)
+                                         : "it must be between " + std::to_string(min) + " and " +
+                                               std::to_string(max);
     return Error::Make("Invalid argument \"" + std::string(name) + "\": " + std::to_string(n) +
-                           " is out of range (" + std::to_string(min) + " to " +
-                           std::to_string(max) + ").",
+                           " is out of range; " + range + ".",
                        "invalid_args");
+  }
   return std::optional<int64_t>(n);
 }
 
@@ -85,6 +88,39 @@ Result<std::optional<bool>> OptionalBool(const Json& args, std::string_view name
   if (!v) return std::optional<bool>();
   if (!v->is_boolean()) return WrongType(name, "a boolean", *v);
   return std::optional<bool>(v->get<bool>());
+}
+
+namespace {
+
+Status CheckPath(std::string_view name, const std::string& path) {
+  if (path.empty())
+    return Error::Make("Invalid argument \"" + std::string(name) + "\": the path is empty.",
+                       "invalid_args");
+  if (path.find('\0') != std::string::npos)
+    return Error::Make("Invalid argument \"" + std::string(name) + "\": the path contains a NUL byte.",
+                       "invalid_args");
+  return Ok();
+}
+
+}  // namespace
+
+Result<std::string> RequiredPath(const Json& args, std::string_view name) {
+  auto s = RequiredString(args, name);
+  if (!s) return s;
+  if (auto st = CheckPath(name, *s); !st) return st.error();
+  return s;
+}
+
+Result<std::optional<std::string>> OptionalPath(const Json& args, std::string_view name) {
+  auto s = OptionalString(args, name);
+  if (!s || !*s) return s;
+  if (auto st = CheckPath(name, **s); !st) return st.error();
+  return s;
+}
+
+std::string SummaryLine(std::string_view verb, std::string_view arg) {
+  if (arg.empty()) return std::string(verb);
+  return std::string(verb) + " " + std::string(arg);
 }
 
 ToolResult ErrorResult(std::string text) {

@@ -26,6 +26,11 @@ Result<std::optional<int64_t>> OptionalInt(const Json& args, std::string_view na
                                            int64_t max);
 Result<std::optional<bool>> OptionalBool(const Json& args, std::string_view name);
 
+// Path arguments: strings that are not empty and hold no NUL byte (which
+// would silently cut the path short at the system call).
+Result<std::string> RequiredPath(const Json& args, std::string_view name);
+Result<std::optional<std::string>> OptionalPath(const Json& args, std::string_view name);
+
 // "string", "number", "object", ... for messages.
 std::string JsonTypeName(const Json& value);
 
@@ -34,5 +39,8 @@ ToolResult ErrorResult(std::string text);
 
 // A string argument for Summary(): empty when absent or not a string.
 std::string StringOr(const Json& args, std::string_view name, std::string_view fallback = {});
+
+// "verb arg", or just "verb" when arg is empty: for Summary().
+std::string SummaryLine(std::string_view verb, std::string_view arg);
 
 }  // namespace sepp::tools

@@ -76,7 +76,7 @@ class BashTool : public Tool {
   }
 
   std::string Summary(const Json& args) const override {
-    return "bash " + FirstLine(StringOr(args, "command"), 60);
+    return SummaryLine("bash", FirstLine(StringOr(args, "command"), 60));
   }
 
   ToolResult Run(const Json& args, ToolContext& ctx) override {

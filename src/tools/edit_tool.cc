@@ -158,7 +158,9 @@ class EditTool : public Tool {
     })");
   }
 
-  std::string Summary(const Json& args) const override { return "edit " + StringOr(args, "path"); }
+  std::string Summary(const Json& args) const override {
+    return SummaryLine("edit", StringOr(args, "path"));
+  }
 
   ToolResult Run(const Json& args, ToolContext& ctx) override {
     try {
@@ -204,7 +206,7 @@ class EditTool : public Tool {
 
   ToolResult RunChecked(const Json& args, ToolContext& ctx) {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
-    auto path_arg = RequiredString(args, "path");
+    auto path_arg = RequiredPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);
     auto edits = ParseEdits(args);
     if (!edits) return ErrorResult(edits.error().message);

@@ -42,7 +42,7 @@ class FindTool : public Tool {
   }
 
   std::string Summary(const Json& args) const override {
-    std::string s = "find " + StringOr(args, "pattern");
+    std::string s = SummaryLine("find", StringOr(args, "pattern"));
     std::string path = StringOr(args, "path");
     return path.empty() ? s : s + " in " + path;
   }
@@ -60,7 +60,7 @@ class FindTool : public Tool {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto pattern = RequiredString(args, "pattern");
     if (!pattern) return ErrorResult(pattern.error().message);
-    auto path_arg = OptionalString(args, "path");
+    auto path_arg = OptionalPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);
     auto limit = OptionalInt(args, "limit", 1, INT64_MAX);
     if (!limit) return ErrorResult(limit.error().message);

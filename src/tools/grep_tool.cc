@@ -133,7 +133,7 @@ class GrepTool : public Tool {
   }
 
   std::string Summary(const Json& args) const override {
-    std::string s = "grep " + FirstLine(StringOr(args, "pattern"));
+    std::string s = SummaryLine("grep", FirstLine(StringOr(args, "pattern")));
     std::string path = StringOr(args, "path");
     return path.empty() ? s : s + " " + path;
   }
@@ -157,7 +157,7 @@ class GrepTool : public Tool {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto pattern = RequiredString(args, "pattern");
     if (!pattern) return ErrorResult(pattern.error().message);
-    auto path_arg = OptionalString(args, "path");
+    auto path_arg = OptionalPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);
     auto glob_arg = OptionalString(args, "glob");
     if (!glob_arg) return ErrorResult(glob_arg.error().message);

@@ -51,7 +51,7 @@ class LsTool : public Tool {
  private:
   ToolResult RunChecked(const Json& args, ToolContext& ctx) {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
-    auto path_arg = OptionalString(args, "path");
+    auto path_arg = OptionalPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);
     auto limit = OptionalInt(args, "limit", 1, INT64_MAX);
     if (!limit) return ErrorResult(limit.error().message);

@@ -45,7 +45,7 @@ class ReadTool : public Tool {
   }
 
   std::string Summary(const Json& args) const override {
-    std::string s = "read " + StringOr(args, "path");
+    std::string s = SummaryLine("read", StringOr(args, "path"));
     if (args.is_object() && args.contains("offset") && args["offset"].is_number_integer())
       s += ":" + std::to_string(args["offset"].get<int64_t>());
     return s;
@@ -62,7 +62,7 @@ class ReadTool : public Tool {
  private:
   ToolResult RunChecked(const Json& args, ToolContext& ctx) {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
-    auto path_arg = RequiredString(args, "path");
+    auto path_arg = RequiredPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);
     auto offset = OptionalInt(args, "offset", 1, INT64_MAX);
     if (!offset) return ErrorResult(offset.error().message);

@@ -37,7 +37,9 @@ class WriteTool : public Tool {
     })");
   }
 
-  std::string Summary(const Json& args) const override { return "write " + StringOr(args, "path"); }
+  std::string Summary(const Json& args) const override {
+    return SummaryLine("write", StringOr(args, "path"));
+  }
 
   ToolResult Run(const Json& args, ToolContext& ctx) override {
     try {
@@ -50,11 +52,10 @@ class WriteTool : public Tool {
  private:
   ToolResult RunChecked(const Json& args, ToolContext& ctx) {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
-    auto path_arg = RequiredString(args, "path");
+    auto path_arg = RequiredPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);
     auto content = RequiredString(args, "content");
     if (!content) return ErrorResult(content.error().message);
-    if (path_arg->empty()) return ErrorResult("Invalid argument \"path\": it is empty.");
     if (path_arg->back() == '/')
       return ErrorResult("Invalid argument \"path\": " + *path_arg +
                          " names a folder; give the path of a file.");

@@ -151,8 +151,8 @@ TEST_F(BashTest, ArgumentErrors) {
   EXPECT_NE(Call(*bash_, Json::object()).text.find("\"command\" (string)"), std::string::npos);
   EXPECT_TRUE(Call(*bash_, {{"command", Json::array({"ls"})}}).is_error);
   EXPECT_TRUE(Call(*bash_, {{"command", "   "}}).is_error);
-  EXPECT_NE(Call(*bash_, {{"command", "ls"}, {"timeout", 601}}).text.find("out of range"),
-            std::string::npos);
+  EXPECT_EQ(Call(*bash_, {{"command", "ls"}, {"timeout", 601}}).text,
+            "Invalid argument \"timeout\": 601 is out of range; it must be between 1 and 600.");
   EXPECT_TRUE(Call(*bash_, {{"command", "ls"}, {"timeout", 0}}).is_error);
   EXPECT_TRUE(Call(*bash_, {{"command", "ls"}, {"timeout", "10"}}).is_error);
   EXPECT_TRUE(Call(*bash_, {{"command", std::string("a\0b", 3)}}).is_error);

@@ -76,6 +76,7 @@ TEST_F(TreeTest, FindLimitAndErrors) {
   EXPECT_TRUE(Call(*find_, {{"pattern", "*"}, {"path", "README.md"}}).is_error);
   EXPECT_TRUE(Call(*find_, {{"pattern", "*"}, {"path", "missing"}}).is_error);
   EXPECT_TRUE(Call(*find_, {{"pattern", 7}}).is_error);
+  EXPECT_TRUE(Call(*find_, {{"pattern", "*"}, {"path", std::string("src\0x", 5)}}).is_error);
 }
 
 TEST_F(TreeTest, GrepSkipsIgnoredGitAndBinary) {

@@ -148,20 +148,27 @@ TEST_F(ReadTest, HostileArguments) {
   EXPECT_NE(Call(*read_, {{"path", 42}}).text.find("\"path\": expected a string, got integer"),
             std::string::npos);
   EXPECT_TRUE(Call(*read_, {{"path", "a"}, {"offset", "3"}}).is_error);
-  EXPECT_TRUE(Call(*read_, {{"path", "a"}, {"offset", 0}}).is_error);
+  EXPECT_EQ(Call(*read_, {{"path", "a"}, {"offset", 0}}).text,
+            "Invalid argument \"offset\": 0 is out of range; it must be at least 1.");
+  EXPECT_EQ(Call(*read_, {{"path", "a"}, {"offset", 1e300}}).text,
+            "Invalid argument \"offset\": expected an integer, got number.");
+  // A NUL would cut the path short at the system call: "a\0/etc" must not read "a".
+  dir_.Write("a", "secret\n");
+  EXPECT_NE(Call(*read_, {{"path", std::string("a\0/etc", 6)}}).text.find("NUL"), std::string::npos);
+  EXPECT_TRUE(Call(*read_, {{"path", ""}}).is_error);
   EXPECT_TRUE(Call(*read_, {{"path", "a"}, {"limit", -5}}).is_error);
   EXPECT_TRUE(Call(*read_, {{"path", "a"}, {"limit", 1.5}}).is_error);
   EXPECT_TRUE(Call(*read_, Json::array({1, 2})).is_error);
   EXPECT_TRUE(Call(*read_, "path").is_error);
   EXPECT_TRUE(Call(*read_, {{"path", std::string(100000, 'a')}}).is_error);
-  dir_.Write("a", "x\n");
   EXPECT_FALSE(Call(*read_, {{"path", "a"}, {"offset", 1.0}}).is_error);
 }
 
 TEST_F(ReadTest, Summary) {
   EXPECT_EQ(read_->Summary({{"path", "src/main.cpp"}}), "read src/main.cpp");
   EXPECT_EQ(read_->Summary({{"path", "a"}, {"offset", 10}}), "read a:10");
-  EXPECT_EQ(read_->Summary(Json()), "read ");
+  EXPECT_EQ(read_->Summary(Json()), "read");
+  EXPECT_EQ(read_->Summary({{"path", 3}}), "read");
 }
 
 class WriteTest : public ToolTest {
