@@ -82,6 +82,17 @@ std::vector<const ContentBlock*> Message::ToolCalls() const {
   return out;
 }
 
+int64_t ApproxTokens(const Message& m) {
+  size_t bytes = 16;  // role and framing
+  for (const auto& b : m.content) {
+    bytes += b.text.size() + b.name.size() + b.id.size() + b.raw_arguments.size();
+    if (b.kind == ContentBlock::Kind::kToolCall && !b.arguments.is_null()) {
+      bytes += DumpJson(b.arguments).size();
+    }
+  }
+  return static_cast<int64_t>((bytes + 3) / 4);
+}
+
 const char* ToString(StopReason r) {
   switch (r) {
     case StopReason::kStop: return "stop";

@@ -87,6 +87,11 @@ struct Message {
 const char* ToString(StopReason r);
 const char* ToString(Role r);
 Json ToJson(const Message& m);
+// A rough token count (about 4 bytes a token) for deciding when to compact
+// before the provider has reported real usage. Use the last assistant
+// message's usage.total() when there is one: it is exact.
+int64_t ApproxTokens(const Message& m);
+
 // Never throws; a malformed document gives an Error of kind "invalid_message".
 Result<Message> MessageFromJson(const Json& j);
 // The inverse of ToString; false if the name is unknown.

@@ -91,6 +91,8 @@ TEST(Message, TextAndToolCallsHelpers) {
   EXPECT_EQ(m.Text(), "Hello ✓");
   ASSERT_EQ(m.ToolCalls().size(), 2u);
   EXPECT_EQ(m.ToolCalls()[0]->id, "call_1");
+  EXPECT_EQ(ApproxTokens(Message::User(std::string(4000, 'x'))), 1004);
+  EXPECT_GT(ApproxTokens(m), 10);
   Usage u{1, 2, 3, 4};
   u += Usage{1, 1, 1, 1};
   EXPECT_EQ(u.total(), 14);
