@@ -16,6 +16,7 @@
 
 #include "sandbox/caps.h"
 #include "sandbox/namespaces.h"
+#include "sandbox/proxy.h"
 #include "sandbox/seccomp.h"
 
 namespace sepp::sandbox {
@@ -54,10 +55,14 @@ void RunConfinedChild(const ChildPlan& plan) {
   if (plan.stdout_fd >= 0 && dup2(plan.stdout_fd, 1) < 0) Die(plan, "connecting stdout", errno);
   if (plan.stderr_fd >= 0 && dup2(plan.stderr_fd, 2) < 0) Die(plan, "connecting stderr", errno);
   if (int e = SetUpUts()) Die(plan, "setting the host name", e);
+  const char* step = "";
   if (plan.loopback)
     if (int e = BringUpLoopback()) Die(plan, "bringing up loopback", e);
+  if (plan.proxy_channel >= 0) {
+    if (int e = SendProxyListener(plan.proxy_channel, &step)) Die(plan, step, e);
+    close(plan.proxy_channel);
+  }
 
-  const char* step = "";
   if (int e = ApplyMountPlan(*plan.mounts, &step)) Die(plan, step, e);
 
   // A new, empty session keyring: nothing of the user's keys is reachable

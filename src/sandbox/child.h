@@ -23,6 +23,7 @@ struct ChildPlan {
   int sync_fd = -1;      // read end: one byte once the parent has set us up
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
   bool loopback = false;
+  int proxy_channel = -1;  // proxy mode: where to send the listening socket
   const MountPlan* mounts = nullptr;
   const LandlockPlan* landlock = nullptr;
   const std::vector<RlimitSetting>* rlimits = nullptr;

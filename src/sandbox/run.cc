@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "sandbox/mounts.h"
 #include "sandbox/namespaces.h"
 #include "sandbox/probe.h"
+#include "sandbox/proxy.h"
 #include "sandbox/seccomp.h"
 
 extern char** environ;
@@ -282,10 +284,6 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
 
   // Fail closed: refuse before starting anything the kernel cannot confine.
   if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
-  if (policy.net == NetMode::kProxy)
-    return Error::Make("sepp refuses to run the command: network proxy mode is not available in "
-                       "this build; use net = \"off\" or \"host\"",
-                       "sandbox_unavailable");
   auto seccomp = SeccompProgram();
   if (!seccomp.ok()) return seccomp.error();
   auto mounts = BuildMountPlan(policy, spec.cwd);
@@ -313,6 +311,23 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (!report.ok()) return report.error();
 
   std::vector<std::string> env = BuildChildEnv(policy);
+  UniqueFd proxy_parent, proxy_child;
+  if (policy.net == NetMode::kProxy) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+      return Error::Make("socketpair: " + ErrnoText(errno));
+    proxy_parent.Reset(sv[0]);
+    proxy_child.Reset(sv[1]);
+    landlock.connect_ports.push_back(kProxyPort);
+    const std::string url = "http://127.0.0.1:" + std::to_string(kProxyPort);
+    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+                             "https_proxy", "all_proxy"})
+      if (!policy.env_set.count(name)) env.push_back(std::string(name) + "=" + url);
+    // Nothing but the proxy is reachable, so nothing bypasses it (not even
+    // localhost, which the policy may allow on the host side).
+    for (const char* name : {"NO_PROXY", "no_proxy"})
+      if (!policy.env_set.count(name)) env.push_back(std::string(name) + "=");
+  }
   std::string exe = ResolveCommand(spec.argv[0], env);
   std::vector<char*> argv, envp;
   argv.push_back(exe.data());
@@ -322,6 +337,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   envp.push_back(nullptr);
 
   ChildPlan plan;
+  plan.proxy_channel = proxy_child.valid() ? proxy_child.get() : -1;
   plan.argv = argv.data();
   plan.envp = envp.data();
   if (!spec.inherit_stdio) {
@@ -349,6 +365,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   p.in_r.Reset();
   sync->first.Reset();
   report->second.Reset();
+  proxy_child.Reset();
   auto abandon = [&](Error e) -> Result<RunResult> {
     kill(pid, SIGKILL);
     int st;
@@ -361,6 +378,17 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
     if (auto s = cgroup->Add(pid); !s.ok()) return abandon(s.error());
   if (auto s = WriteAll(sync->second.get(), "g"); !s.ok()) return abandon(s.error());
   sync->second.Reset();
+
+  std::unique_ptr<EgressProxy> proxy;
+  if (proxy_parent.valid()) {
+    UniqueFd listener = ReceiveProxyListener(proxy_parent.get());
+    if (listener.valid()) {
+      auto started = EgressProxy::Start(std::move(listener), policy.allow_domains);
+      if (!started.ok()) return abandon(started.error());
+      proxy = std::move(*started);
+    }
+    // else: the child failed first; its report says why.
+  }
 
   // Wait for exec (EOF) or a set-up failure.
   ChildFailure failure;
@@ -402,6 +430,11 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
   uint64_t refused = cgroup ? cgroup->RefusedForks() : 0;
   FinishResult(policy, spec, timeout, status, refused, tail, cancel, &result);
+  if (proxy) {
+    auto refusals = proxy->Refusals();
+    proxy.reset();
+    result.denials.insert(result.denials.begin(), refusals.begin(), refusals.end());
+  }
   return result;
 }
 
