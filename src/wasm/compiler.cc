@@ -76,6 +76,24 @@ class Compiler {
       if (!Pop(types[i])) return false;
     return true;
   }
+  // Checks that the top of the stack matches `types` without popping (for
+  // br_table, whose many targets must not each copy the stack).
+  bool CheckTop(const std::vector<ValType>& types) {
+    const Ctrl& c = ctrls_.back();
+    size_t avail = vals_.size() - c.height;
+    for (size_t k = 0; k < types.size(); ++k) {
+      ValType want = types[types.size() - 1 - k];
+      if (k >= avail) {
+        if (c.unreachable) continue;
+        return Fail(Invalid("type mismatch: operand stack underflow"));
+      }
+      uint8_t got = vals_[vals_.size() - 1 - k];
+      if (got != kUnknown && got != static_cast<uint8_t>(want))
+        return Fail(Invalid(std::string("type mismatch: expected ") + ValTypeName(want) + ", got " +
+                            ValTypeName(static_cast<ValType>(got))));
+    }
+    return true;
+  }
   void PushVals(const std::vector<ValType>& types) {
     for (ValType t : types) Push(t);
   }
@@ -528,10 +546,7 @@ bool Compiler::Instruction(uint8_t opcode) {
       for (uint32_t i = 0; i <= n; ++i) {
         const std::vector<ValType>& l = ctrls_[ctrls_.size() - 1 - depths[i]].labels();
         if (l.size() != arity) return Fail(Invalid("type mismatch: br_table targets differ in arity"));
-        // Check each target against a copy of the stack.
-        std::vector<uint8_t> saved = vals_;
-        if (!PopVals(l)) return false;
-        vals_ = std::move(saved);
+        if (!CheckTop(l)) return false;
       }
       if (Live()) {
         Emit(Op::kBrTable, n);

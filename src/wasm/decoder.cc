@@ -480,6 +480,11 @@ bool Decoder::CodeSection(Reader& r) {
     f.num_locals = f.num_params + static_cast<uint32_t>(total);
     Status st = CompileFunction(ctx_, func_index, body, &f);
     if (!st.ok()) return Fail(st.error());
+    // Local types are only needed while validating; dropping them keeps a
+    // module of many local-heavy functions from costing memory per local.
+    f.local_types.clear();
+    f.local_types.shrink_to_fit();
+    f.code.shrink_to_fit();
   }
   return true;
 }

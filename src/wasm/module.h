@@ -65,7 +65,7 @@ struct CompiledFunc {
   uint32_t num_results = 0;
   uint32_t num_locals = 0;     // params + declared locals
   uint32_t max_height = 0;     // locals + deepest operand stack, in slots
-  std::vector<ValType> local_types;  // declared locals only (zeroed at entry)
+  std::vector<ValType> local_types;  // declared locals; emptied after validation
   std::vector<Instr> code;
 };
 

@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "module_builder.h"
+#include "wasm/compiler.h"
 #include "wasm/decoder.h"
 
 namespace sepp::wasm {
@@ -88,6 +90,38 @@ TEST(WasmDecoder, RejectsTypeMismatchAsInvalid) {
   auto r = Decode(b);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, "invalid");
+}
+
+}  // namespace
+}  // namespace sepp::wasm
+
+namespace sepp::wasm {
+namespace {
+
+// Hostile but valid shapes must validate in time linear in their size: a
+// deep operand stack followed by a huge br_table, and many functions that
+// each declare the maximum number of locals.
+TEST(WasmDecoder, LargeBrTableOverDeepStackIsLinear) {
+  testing::ModuleBuilder b;
+  uint32_t t = b.Type({}, {});
+  testing::Bytes body;
+  for (int i = 0; i < 20000; ++i) body.insert(body.end(), {0x41, 0x00});  // i32.const 0
+  body.insert(body.end(), {0x41, 0x00, 0x0E});
+  testing::Leb(body, 200000);
+  for (int i = 0; i <= 200000; ++i) body.push_back(0x00);
+  body.push_back(0x0B);
+  b.Func(t, body);
+  auto m = DecodeModule(b.Build());
+  EXPECT_TRUE(m.ok()) << m.error().message;
+}
+
+TEST(WasmDecoder, ManyLocalHeavyFunctionsDoNotKeepLocalTypes) {
+  testing::ModuleBuilder b;
+  uint32_t t = b.Type({}, {});
+  for (int i = 0; i < 2000; ++i) b.Func(t, {0x0B}, {{kMaxLocals, testing::kI64}});
+  auto m = DecodeModule(b.Build());
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  for (const CompiledFunc& f : (*m)->funcs) EXPECT_TRUE(f.local_types.empty());
 }
 
 }  // namespace
