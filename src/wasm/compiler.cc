@@ -418,7 +418,8 @@ bool Compiler::Run() {
   fn.height = 0;
   ctrls_.push_back(std::move(fn));
   f_.max_height = f_.num_locals;
-  fuel_pc_ = Emit(Op::kFuel, 0, 0);
+  // Entry also pays for zeroing the locals (one unit per 8).
+  fuel_pc_ = Emit(Op::kFuel, 0, f_.num_locals / 8);
   while (!ctrls_.empty()) {
     if (r_.at_end()) return Fail(Malformed("unexpected end of section or function: END opcode expected"));
     uint8_t op = r_.U8();

@@ -93,6 +93,13 @@ Status Execute(Store& store, Function* entry, uint64_t* slots) {
     }                                 \
   } while (0)
 #define DISPATCH() goto* kLabels[static_cast<int>(ip->op)]
+  // Bulk operations cost fuel in proportion to their size: one unit per 64
+  // bytes (8 table slots), so a budget bounds wall-clock time too.
+#define CHARGE(units)                                   \
+  do {                                                  \
+    fuel -= static_cast<int64_t>(units);                \
+    if (fuel < 0) TRAP("fuel exhausted");               \
+  } while (0)
 #define NEXT()  \
   do {          \
     ++ip;       \
@@ -318,7 +325,9 @@ L_MemorySize:
   *sp++ = mem_size / kPageSize;
   NEXT();
 L_MemoryGrow : {
-  int64_t old = memory->Grow(static_cast<uint32_t>(sp[-1]));
+  uint64_t delta = static_cast<uint32_t>(sp[-1]);
+  int64_t old = memory->Grow(delta);
+  if (old >= 0) CHARGE(delta * (kPageSize >> 6));
   sp[-1] = static_cast<uint32_t>(static_cast<int32_t>(old));
   LOAD_MEM();
   NEXT();
@@ -554,6 +563,7 @@ L_MemoryInit : {
   const std::vector<uint8_t>& data = inst->module_->datas[ip->a].bytes;
   uint64_t avail = inst->data_dropped_[ip->a] ? 0 : data.size();
   if (s + n > avail || d + n > mem_size) TRAP("out of bounds memory access");
+  CHARGE(n >> 6);
   if (n) std::memcpy(mem + d, data.data() + s, n);
   NEXT();
 }
@@ -566,6 +576,7 @@ L_MemoryCopy : {
   uint64_t d = static_cast<uint32_t>(sp[-3]);
   sp -= 3;
   if (s + n > mem_size || d + n > mem_size) TRAP("out of bounds memory access");
+  CHARGE(n >> 6);
   if (n) std::memmove(mem + d, mem + s, n);
   NEXT();
 }
@@ -575,6 +586,7 @@ L_MemoryFill : {
   uint64_t d = static_cast<uint32_t>(sp[-3]);
   sp -= 3;
   if (d + n > mem_size) TRAP("out of bounds memory access");
+  CHARGE(n >> 6);
   if (n) std::memset(mem + d, v, n);
   NEXT();
 }
@@ -586,6 +598,7 @@ L_TableInit : {
   const std::vector<uint64_t>& seg = inst->elems_[ip->a];
   Table* t = inst->tables_[ip->b];
   if (s + n > seg.size() || d + n > t->size()) TRAP("out of bounds table access");
+  CHARGE(n >> 3);
   if (n) std::memcpy(t->elems().data() + d, seg.data() + s, n * sizeof(uint64_t));
   NEXT();
 }
@@ -601,6 +614,7 @@ L_TableCopy : {
   Table* dt = inst->tables_[ip->a];
   Table* st = inst->tables_[ip->b];
   if (s + n > st->size() || d + n > dt->size()) TRAP("out of bounds table access");
+  CHARGE(n >> 3);
   if (n) std::memmove(dt->elems().data() + d, st->elems().data() + s, n * sizeof(uint64_t));
   NEXT();
 }
@@ -609,7 +623,9 @@ L_TableGrow : {
   uint64_t n = static_cast<uint32_t>(sp[-1]);
   uint64_t init = sp[-2];
   --sp;
-  sp[-1] = static_cast<uint32_t>(static_cast<int32_t>(t->Grow(n, init)));
+  int64_t old = t->Grow(n, init);
+  if (old >= 0) CHARGE(n >> 3);
+  sp[-1] = static_cast<uint32_t>(static_cast<int32_t>(old));
   NEXT();
 }
 L_TableSize:
@@ -622,6 +638,7 @@ L_TableFill : {
   sp -= 3;
   Table* t = inst->tables_[ip->a];
   if (d + n > t->size()) TRAP("out of bounds table access");
+  CHARGE(n >> 3);
   for (uint64_t i = 0; i < n; ++i) t->elems()[d + i] = v;
   NEXT();
 }
@@ -762,6 +779,7 @@ do_trap:
 #undef DISPATCH
 #undef NEXT
 #undef TRAP
+#undef CHARGE
 }
 
 }  // namespace sepp::wasm

@@ -274,3 +274,29 @@ TEST(WasmRuntime, HostCanCallBackIntoWasm) {
 
 }  // namespace
 }  // namespace sepp::wasm
+
+namespace sepp::wasm {
+namespace {
+
+TEST(WasmRuntime, BulkMemoryCostsFuelBySize) {
+  testing::ModuleBuilder b;
+  uint32_t t = b.Type({testing::kI32}, {});
+  // (func (param i32) (memory.fill (i32.const 0) (i32.const 0) (local.get 0)))
+  uint32_t f = b.Func(t, {0x41, 0x00, 0x41, 0x00, 0x20, 0x00, 0xFC, 0x0B, 0x00, 0x0B});
+  b.Memory(1);
+  b.ExportFunc("fill", f);
+  Store store;
+  Linker linker;
+  auto inst = linker.Instantiate(store, MustDecode(b.Build()));
+  ASSERT_TRUE(inst.ok());
+  store.SetFuel(100);
+  Value small = Value::I32(64);
+  EXPECT_TRUE((*inst)->Call("fill", {&small, 1}).ok());
+  Value page = Value::I32(65536);
+  EXPECT_EQ((*inst)->Call("fill", {&page, 1}).error().message, "fuel exhausted");
+  store.SetFuel(2000);
+  EXPECT_TRUE((*inst)->Call("fill", {&page, 1}).ok());
+}
+
+}  // namespace
+}  // namespace sepp::wasm
