@@ -96,6 +96,10 @@ Status CheckPath(std::string_view name, const std::string& path) {
   if (path.empty())
     return Error::Make("Invalid argument \"" + std::string(name) + "\": the path is empty.",
                        "invalid_args");
+  if (path.size() > 4096)
+    return Error::Make("Invalid argument \"" + std::string(name) + "\": the path is " +
+                           std::to_string(path.size()) + " bytes long; paths are at most 4096.",
+                       "invalid_args");
   if (path.find('\0') != std::string::npos)
     return Error::Make("Invalid argument \"" + std::string(name) + "\": the path contains a NUL byte.",
                        "invalid_args");

@@ -26,8 +26,9 @@ Result<std::optional<int64_t>> OptionalInt(const Json& args, std::string_view na
                                            int64_t max);
 Result<std::optional<bool>> OptionalBool(const Json& args, std::string_view name);
 
-// Path arguments: strings that are not empty and hold no NUL byte (which
-// would silently cut the path short at the system call).
+// Path arguments: strings that are not empty, at most 4096 bytes (PATH_MAX,
+// and so error messages quoting them stay small) and hold no NUL byte
+// (which would silently cut the path short at the system call).
 Result<std::string> RequiredPath(const Json& args, std::string_view name);
 Result<std::optional<std::string>> OptionalPath(const Json& args, std::string_view name);
 

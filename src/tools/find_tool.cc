@@ -99,7 +99,7 @@ class FindTool : public Tool {
       return r;
     }
     if (found.empty()) {
-      r.text = "No paths match " + *pattern + " in " + shown_root +
+      r.text = "No paths match " + SanitizeUtf8(CutLine(*pattern, 200)) + " in " + shown_root +
                " (.gitignore'd files and .git are skipped).";
       r.details = {{"count", 0}};
       return r;

@@ -210,7 +210,7 @@ class GrepTool : public Tool {
       return r;
     }
     if (search.matches == 0) {
-      r.text = "No matches for " + *pattern + " in " + shown_root +
+      r.text = "No matches for " + SanitizeUtf8(CutLine(*pattern, 200)) + " in " + shown_root +
                (glob ? " (files matching " + **glob_arg + ")" : std::string()) + ".";
     } else {
       r.text = Redact(search.out);

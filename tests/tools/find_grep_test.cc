@@ -164,6 +164,27 @@ TEST_F(TreeTest, GrepEmptyMatchesAndUtf8Patterns) {
             "u.txt:1: naïve café\n");
 }
 
+TEST_F(TreeTest, HugeAndOddArguments) {
+  // A 1 MB pattern either compiles and runs or fails with PCRE2's reason.
+  ToolResult r = Call(*grep_, {{"pattern", std::string(1 << 20, 'q')}});
+  EXPECT_TRUE(StartsWith(r.text, "No matches") || StartsWith(r.text, "Invalid regular expression"))
+      << r.text.substr(0, 200);
+  EXPECT_LT(r.text.size(), 1024u);  // the echo of the pattern is bounded
+  r = Call(*grep_, {{"pattern", std::string(1 << 20, 'q')}, {"literal", true}});
+  EXPECT_LT(r.text.size(), 1024u);
+  r = Call(*find_, {{"pattern", std::string(1 << 20, 'q')}});
+  EXPECT_LT(r.text.size(), 1024u);
+  // A file name that is not UTF-8 is shown sanitised.
+  dir_.Write("odd\xff.txt", "TODO odd\n");
+  r = Call(*find_, {{"pattern", "odd*"}});
+  EXPECT_EQ(r.text, "odd\xEF\xBF\xBD.txt\n");
+  r = Call(*grep_, {{"pattern", "TODO odd"}});
+  EXPECT_EQ(r.text, "odd\xEF\xBF\xBD.txt:1: TODO odd\n");
+  // Many {a,b} groups within the cap, and a deep ** pattern.
+  EXPECT_FALSE(Call(*find_, {{"pattern", "{a,b}{c,d}{e,f}{g,h}{i,j}*"}}).is_error);
+  EXPECT_FALSE(Call(*find_, {{"pattern", "**/**/**/**/*.cc"}}).is_error);
+}
+
 TEST_F(TreeTest, Summaries) {
   EXPECT_EQ(grep_->Summary({{"pattern", "TODO"}, {"path", "src/"}}), "grep TODO src/");
   EXPECT_EQ(grep_->Summary({{"pattern", "TODO"}}), "grep TODO");
