@@ -340,36 +340,25 @@ Result<Entry> EntryFromText(std::string_view text) {
   return EntryFromJson(std::move(*record));
 }
 
-const Json& Entry::data() const {
-  if (!parsed_) {
-    parsed_ = true;
-    Result<Json> j = ParseRecord(text_);
-    if (j.ok()) {
-      data_ = std::move(*j);
-    } else {
-      log::Warn("session entry " + id + " is unreadable past its envelope (" + j.error().message +
-                "); using the envelope alone");
-      data_ = Json::object();
-      data_["type"] = type;
-      data_["id"] = id;
-      data_["parentId"] = parent_id.empty() ? Json(nullptr) : Json(parent_id);
-      if (!timestamp.empty()) data_["timestamp"] = timestamp;
-    }
-    std::string().swap(text_);
-  }
-  return data_;
-}
-
-void Entry::set_data(Json data) {
-  data_ = std::move(data);
+const Json& LazyJson::Parse() const {
   parsed_ = true;
+  Result<Json> j = ParseRecord(text_);
+  if (j.ok()) {
+    data_ = std::move(*j);
+  } else {
+    // The envelope scanned fine when the entry was read; keep just that.
+    Entry e;
+    EnvelopeScanner(text_).Scan(e);
+    log::Warn("session entry " + e.id + " is unreadable past its envelope (" + j.error().message +
+              "); using the envelope alone");
+    data_ = Json::object();
+    data_["type"] = e.type;
+    data_["id"] = e.id;
+    data_["parentId"] = e.parent_id.empty() ? Json(nullptr) : Json(e.parent_id);
+    if (!e.timestamp.empty()) data_["timestamp"] = e.timestamp;
+  }
   std::string().swap(text_);
-}
-
-void Entry::set_text(std::string text) {
-  text_ = std::move(text);
-  data_ = Json::object();
-  parsed_ = false;
+  return data_;
 }
 
 namespace {

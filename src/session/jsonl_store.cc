@@ -119,7 +119,8 @@ class JsonlStore : public Store {
     h.parent_session = fields.parent_session;
     h.provider = fields.provider;
     h.model = fields.model;
-    return Import(h, {});
+    // A fresh id cannot exist yet: skip the scan of every folder.
+    return Write(std::move(h), {}, /*check_exists=*/false);
   }
 
   Result<std::unique_ptr<Session>> Open(std::string_view id_or_prefix, OpenMode mode) override {
@@ -206,12 +207,16 @@ class JsonlStore : public Store {
     return Ok();
   }
 
-  Result<std::unique_ptr<Session>> Import(const SessionHeader& header_in,
-                                          const std::vector<Entry>& entries_in) override {
-    SessionHeader header = header_in;
-    std::vector<Entry> entries = entries_in;
+  Result<std::unique_ptr<Session>> Import(const SessionHeader& header,
+                                          const std::vector<Entry>& entries) override {
+    return Write(header, entries, /*check_exists=*/true);
+  }
+
+ private:
+  Result<std::unique_ptr<Session>> Write(SessionHeader header, std::vector<Entry> entries,
+                                         bool check_exists) {
     if (Status s = PrepareImport(header, entries); !s.ok()) return s.error();
-    if (!FilesNamed(header.id).empty())
+    if (check_exists && !FilesNamed(header.id).empty())
       return Error::Make("session " + header.id + " already exists in " + root_.string(),
                          "exists");
     std::string text = EncodeHeader(header);
@@ -262,7 +267,6 @@ class JsonlStore : public Store {
                                      std::move(location));
   }
 
- private:
   static Result<std::string> ReadPath(const fs::path& path) {
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid()) return Error::Make(IoError("could not open", path, errno), "io");

@@ -26,6 +26,7 @@
 // for appending (from any process) fails with kind "locked", naming the pid.
 #pragma once
 #include <deque>
+#include <utility>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,36 +51,76 @@ struct SessionHeader {
   Json data = Json::object();
 };
 
+// An entry's JSON record, parsed from its stored text on first use.
+// Reads like a const Json: data.contains("k"), data["k"], data.value("k", d),
+// data.find("k"), or data() / data.get() for the Json itself. Never throws
+// on bad stored text: if the record turns out not to be valid JSON beyond
+// the envelope (hostile input), it reads as the envelope fields alone.
+// Parsing mutates it on first use: one thread at a time, like a Session.
+class LazyJson {
+ public:
+  LazyJson() = default;
+  LazyJson(Json j) : data_(std::move(j)) {}  // NOLINT: implicit on purpose
+  LazyJson& operator=(Json j) {
+    data_ = std::move(j);
+    parsed_ = true;
+    std::string().swap(text_);
+    return *this;
+  }
+
+  const Json& get() const { return parsed_ ? data_ : Parse(); }
+  const Json& operator()() const { return get(); }
+  operator const Json&() const { return get(); }  // NOLINT: implicit on purpose
+
+  template <class K>
+  bool contains(K&& key) const { return get().contains(std::forward<K>(key)); }
+  template <class K>
+  const Json& operator[](K&& key) const { return get()[std::forward<K>(key)]; }
+  template <class... Args>
+  decltype(auto) value(Args&&... args) const { return get().value(std::forward<Args>(args)...); }
+  template <class K>
+  Json::const_iterator find(K&& key) const { return get().find(std::forward<K>(key)); }
+  Json::const_iterator begin() const { return get().cbegin(); }
+  Json::const_iterator end() const { return get().cend(); }
+  bool is_object() const { return get().is_object(); }
+  friend bool operator==(const LazyJson& a, const Json& b) { return a.get() == b; }
+
+  // For stores: the stored text, to be parsed on first use.
+  void set_text(std::string text) {
+    text_ = std::move(text);
+    data_ = Json::object();
+    parsed_ = false;
+  }
+  // The stored text while it has not been parsed, else nullptr.
+  const std::string* unparsed_text() const { return parsed_ ? nullptr : &text_; }
+
+ private:
+  const Json& Parse() const;  // entry_codec.cc
+
+  mutable std::string text_;
+  mutable Json data_ = Json::object();
+  mutable bool parsed_ = true;
+};
+
 // One node of the tree.
 //
 // The envelope fields are read when a session is opened; the rest of the
-// record is parsed from its stored text on the first data() call. Opening a
-// long session therefore costs a scan of the text, not a JSON document per
-// line; the agent parses only the entries it actually uses (after a
-// compaction, just the tail of the path). data() mutates the entry on first
-// use: like a Session, an Entry is for one thread at a time.
+// record is parsed on first use of `data`. Opening a long session therefore
+// costs a scan of the text, not a JSON document per line, and the agent
+// parses only the entries it uses (after a compaction, the tail of the path).
 struct Entry {
   std::string type;       // "message", "compaction", "label", ... or unknown
   std::string id;         // unique within the session (8 hex digits when sepp makes it)
   std::string parent_id;  // "" for a root
   std::string timestamp;  // ISO 8601, UTC
-
   // The whole entry object as stored: envelope fields (type, id, parentId,
-  // timestamp) plus the payload, e.g. data()["message"] for a message entry.
-  // Never throws: if the stored text turns out not to be valid JSON beyond
-  // the envelope (hostile input), this is the envelope alone.
-  const Json& data() const;
-  // Sets the record (the envelope fields above are not changed).
-  void set_data(Json data);
-  // For stores: the stored text, parsed on first use of data().
-  void set_text(std::string text);
-  // The stored text while it has not been parsed, else nullptr.
-  const std::string* unparsed_text() const { return parsed_ ? nullptr : &text_; }
+  // timestamp) plus the payload, e.g. data["message"] for a message entry.
+  LazyJson data;
 
- private:
-  mutable std::string text_;
-  mutable Json data_ = Json::object();
-  mutable bool parsed_ = true;
+  // Shorthands for stores and tests.
+  void set_data(Json j) { data = std::move(j); }
+  void set_text(std::string text) { data.set_text(std::move(text)); }
+  const std::string* unparsed_text() const { return data.unparsed_text(); }
 };
 
 // Where a Session's appends go. Implemented by each store; callers of the
