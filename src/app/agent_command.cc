@@ -36,6 +36,8 @@ struct Options {
   std::string output = "text";
   bool continue_latest = false;
   std::string resume;
+  std::string branch;
+  std::string fork;
   bool no_session = false;
   int max_turns = 100;
   std::string sandbox = "on";
@@ -97,6 +99,11 @@ int RunAgentCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json", "stream-json"}));
   cli.add_flag("-c,--continue", o.continue_latest, "continue the latest session of this directory");
   cli.add_option("-r,--resume", o.resume, "resume the session with this id (or unique prefix)");
+  auto* branch = cli.add_option("--branch", o.branch,
+                 "with -c/-r: go on from this earlier entry as a new branch of the session");
+  cli.add_option("--fork", o.fork,
+                 "with -c/-r: go on from this entry in a new session (a copy of the path to it)")
+      ->excludes(branch);
   cli.add_flag("--no-session", o.no_session, "save nothing");
   cli.add_option("--max-turns", o.max_turns, "stop after this many model calls")
       ->check(CLI::PositiveNumber);
@@ -155,7 +162,11 @@ int RunAgentCommand(int argc, char** argv) {
 
   SessionBinding session;
   if (!o.no_session) {
-    SessionRequest req{cwd, config->name, model, o.continue_latest, o.resume};
+    if ((!o.branch.empty() || !o.fork.empty()) && !o.continue_latest && o.resume.empty()) {
+      std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
+      return 2;
+    }
+    SessionRequest req{cwd, config->name, model, o.continue_latest, o.resume, o.branch, o.fork};
     if (auto st = session.Open(req); !st.ok()) {
       std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
       return 1;

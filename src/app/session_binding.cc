@@ -44,9 +44,24 @@ Status SessionBinding::Open(const SessionRequest& request) {
     auto opened = impl_->store->Open(id, session::OpenMode::kAppend);
     if (!opened.ok()) return opened.error();
     impl_->session = std::move(opened).value();
+    if (auto st = MoveToEntry(request); !st.ok()) return st;
     RebuildContext();
   }
   id_ = impl_->session->id();
+  return Ok();
+}
+
+Status SessionBinding::MoveToEntry(const SessionRequest& request) {
+  const std::string& entry = !request.fork_entry.empty() ? request.fork_entry : request.branch_entry;
+  if (entry.empty()) return Ok();
+  if (!impl_->session->Find(entry))
+    return Error::Make("session " + impl_->session->id() + " has no entry " + entry +
+                           ": see the entry ids with sepp sessions tree " + impl_->session->id(),
+                       "not_found");
+  if (!request.branch_entry.empty()) return impl_->session->SetLeaf(entry);
+  auto forked = impl_->store->Fork(*impl_->session, entry);
+  if (!forked.ok()) return forked.error();
+  impl_->session = std::move(forked).value();
   return Ok();
 }
 
@@ -56,19 +71,19 @@ void SessionBinding::RebuildContext() {
   history_.clear();
   context_ids_.clear();
   for (const session::Entry* e : impl_->session->Path()) {
-    if (e->type == "message" && e->data.contains("message")) {
-      auto m = llm::MessageFromJson(e->data["message"]);
+    if (e->type == "message" && e->data().contains("message")) {
+      auto m = llm::MessageFromJson(e->data()["message"]);
       if (!m.ok()) continue;
       history_.push_back(std::move(m).value());
       context_ids_.push_back(e->id);
     } else if (e->type == "compaction") {
-      std::string first_kept = e->data.value("first_kept_id", "");
+      std::string first_kept = e->data().value("first_kept_id", "");
       size_t from = context_ids_.size();
       for (size_t i = 0; i < context_ids_.size(); ++i)
         if (context_ids_[i] == first_kept) from = i;
       history_.erase(history_.begin(), history_.begin() + static_cast<ptrdiff_t>(from));
       context_ids_.erase(context_ids_.begin(), context_ids_.begin() + static_cast<ptrdiff_t>(from));
-      history_.insert(history_.begin(), agent::SummaryMessage(e->data.value("summary", "")));
+      history_.insert(history_.begin(), agent::SummaryMessage(e->data().value("summary", "")));
       context_ids_.insert(context_ids_.begin(), e->id);
     }
   }

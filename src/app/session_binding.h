@@ -20,6 +20,9 @@ struct SessionRequest {
   std::string model;
   bool continue_latest = false;
   std::string resume_id;  // id or unique prefix
+  // With -c/-r: go on from this earlier entry instead of the leaf.
+  std::string branch_entry;  // as a new branch of the same session
+  std::string fork_entry;    // as a new session (a copy of the path to it)
 };
 
 class SessionBinding {
@@ -39,6 +42,7 @@ class SessionBinding {
   const std::string& id() const { return id_; }
 
  private:
+  Status MoveToEntry(const SessionRequest& request);
   void RebuildContext();
   void Warn(const Error& error);
   struct Impl;

@@ -306,6 +306,71 @@ TEST_P(E2E, SecretsReachNeitherToolsNorFiles) {
   EXPECT_EQ(AllSessionText().find(kKey), std::string::npos);
 }
 
+// The ids of a session's entries, in file order, with the text of each.
+std::vector<std::pair<std::string, std::string>> SessionEntries(const fs::path& home,
+                                                                const std::string& id) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& e : fs::recursive_directory_iterator(home))
+    if (e.is_regular_file() && e.path().filename().string().find(id) != std::string::npos &&
+        e.path().extension() == ".jsonl")
+      for (const auto& line : SplitLines(ReadFile(e.path()).value())) {
+        auto j = ParseJson(line);
+        if (j.ok() && j->value("type", "") == "message")
+          out.push_back({(*j)["id"], (*j)["message"].dump()});
+      }
+  return out;
+}
+
+TEST_P(E2E, BranchAndForkGoOnFromAnEarlierEntry) {
+  auto r1 = Sepp({"-p", "first prompt", "--output", "json"}, {{{"text", "first answer"}}});
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  std::string id = ParseJson(r1.out).value()["session_id"];
+  fp_.Reset();
+  ASSERT_EQ(Sepp({"-c", "-p", "second prompt"}, {{{"text", "second answer"}}}).exit_code, 0);
+  auto entries = SessionEntries(home_, id);
+  ASSERT_EQ(entries.size(), 4u);
+  std::string after_first = entries[1].first;  // the first answer
+
+  fp_.Reset();
+  auto r3 = Sepp({"-r", id, "--branch", after_first, "-p", "other way"}, {{{"text", "branched"}}});
+  ASSERT_EQ(r3.exit_code, 0) << r3.err;
+  std::string body = Requests()[0].body.dump();
+  EXPECT_NE(body.find("first answer"), std::string::npos);
+  EXPECT_EQ(body.find("second prompt"), std::string::npos) << "the other branch is not in the context";
+  EXPECT_EQ(SessionEntries(home_, id).size(), 6u) << "the old branch stays in the file";
+
+  fp_.Reset();
+  auto r4 = Sepp({"-r", id, "--fork", after_first, "-p", "in a copy", "--output", "json"},
+                 {{{"text", "forked"}}});
+  ASSERT_EQ(r4.exit_code, 0) << r4.err;
+  std::string fork_id = ParseJson(r4.out).value()["session_id"];
+  EXPECT_NE(fork_id, id);
+  body = Requests()[0].body.dump();
+  EXPECT_NE(body.find("first answer"), std::string::npos);
+  EXPECT_EQ(body.find("second prompt"), std::string::npos);
+  EXPECT_EQ(SessionEntries(home_, id).size(), 6u) << "forking leaves the original alone";
+
+  auto bad = Sepp({"-r", id, "--branch", "nonexistent", "-p", "x"}, Json::array());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("no entry nonexistent"), std::string::npos) << bad.err;
+  auto usage = Sepp({"--branch", after_first, "-p", "x"}, Json::array());
+  EXPECT_EQ(usage.exit_code, 2);
+}
+
+TEST_P(E2E, KillDuringAStreamedTurnThenContinue) {
+  RunOptions o;
+  o.sigkill_after_s = 1.0;
+  Json slow = {{"text", std::string(4000, 'z')}, {"chunk_delay_ms", 100}};
+  auto r = Sepp({"-p", "remember the word zebra"}, Json::array({slow}), o);
+  EXPECT_NE(r.exit_code, 0);
+  fp_.Reset();
+  auto r2 = Sepp({"-c", "-p", "what was the word?"}, {{{"text", "zebra"}}});
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  std::string body = Requests()[0].body.dump();
+  EXPECT_NE(body.find("remember the word zebra"), std::string::npos);
+  EXPECT_NE(body.find("what was the word?"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Apis, E2E, ::testing::Values("anthropic", "openai", "openai-responses"),
                          [](const auto& info) {
                            std::string n = info.param;

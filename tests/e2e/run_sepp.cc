@@ -68,6 +68,10 @@ RunOutput RunSepp(const RunOptions& o) {
       kill(pid, SIGINT);
       sent_int = true;
     }
+    if (o.sigkill_after_s > 0 && elapsed >= o.sigkill_after_s) {
+      kill(pid, SIGKILL);
+      break;
+    }
     if (elapsed >= o.timeout_s) {
       kill(pid, SIGKILL);
       r.killed = true;

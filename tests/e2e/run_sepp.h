@@ -12,6 +12,7 @@ struct RunOptions {
   std::string cwd;
   std::string stdin_data;                   // empty: /dev/null
   double sigint_after_s = 0;                // > 0: send SIGINT after this long
+  double sigkill_after_s = 0;               // > 0: kill -9 after this long (a crash)
   double timeout_s = 60;                    // kill -9 after this long (a hang is a failure)
 };
 
