@@ -33,12 +33,12 @@ bool ParseType(const std::string& s, ValType* t) {
 }
 
 bool ParseValue(const Json& j, Expected* out) {
-  if (!j.contains("type") || !ParseType(j["type"].get<std::string>(), &out->type)) return false;
+  if (!j.contains("type") || !ParseType(j.at("type").get<std::string>(), &out->type)) return false;
   if (!j.contains("value")) {
     out->kind = Expected::Kind::kNonNullRef;
     return true;
   }
-  std::string v = j["value"].get<std::string>();
+  std::string v = j.at("value").get<std::string>();
   if (v == "nan:canonical") {
     out->kind = Expected::Kind::kCanonicalNan;
     return true;
@@ -99,9 +99,9 @@ class Runner {
     if (!text.ok()) return text.error();
     auto json = ParseJson(*text);
     if (!json.ok()) return json.error();
-    if (!json->contains("commands") || !(*json)["commands"].is_array())
+    if (!json->contains("commands") || !(*json).at("commands").is_array())
       return Error::Make(path_ + " is not wast2json output: no \"commands\" array");
-    for (const Json& cmd : (*json)["commands"]) {
+    for (const Json& cmd : (*json).at("commands")) {
       try {
         Command(cmd);
       } catch (const std::exception& e) {
@@ -115,9 +115,12 @@ class Runner {
   void Pass() { result_.passed++; }
   void Fail(const Json& cmd, const std::string& why) {
     result_.failed++;
-    int line = cmd.contains("line") ? cmd["line"].get<int>() : 0;
-    result_.failures.push_back(result_.file + ":" + std::to_string(line) + ": " +
-                               cmd.value("type", std::string("?")) + ": " + why);
+    std::string line = "?", type = "?";
+    if (cmd.is_object()) {
+      if (auto it = cmd.find("line"); it != cmd.end() && it->is_number_integer()) line = std::to_string(it->get<int64_t>());
+      if (auto it = cmd.find("type"); it != cmd.end() && it->is_string()) type = it->get<std::string>();
+    }
+    result_.failures.push_back(result_.file + ":" + line + ": " + type + ": " + why);
   }
 
   void DefineSpectest() {
@@ -165,7 +168,7 @@ class Runner {
 
   Instance* Target(const Json& action) {
     if (action.contains("module")) {
-      auto it = named_.find(action["module"].get<std::string>());
+      auto it = named_.find(action.at("module").get<std::string>());
       return it == named_.end() ? nullptr : it->second;
     }
     return current_;
@@ -175,15 +178,15 @@ class Runner {
   Result<std::vector<Value>> Act(const Json& action) {
     Instance* inst = Target(action);
     if (!inst) return Error::Make("no module instance for this action", "setup");
-    std::string field = action["field"].get<std::string>();
-    std::string type = action["type"].get<std::string>();
+    std::string field = action.at("field").get<std::string>();
+    std::string type = action.at("type").get<std::string>();
     if (type == "get") {
       Global* g = inst->GetGlobal(field);
       if (!g) return Error::Make("no exported global " + field, "setup");
       return std::vector<Value>{g->Get()};
     }
     std::vector<Value> args;
-    for (const Json& a : action["args"]) {
+    for (const Json& a : action.at("args")) {
       Expected e;
       if (!ParseValue(a, &e)) return Error::Make("unsupported argument " + a.dump(), "setup");
       args.push_back(Value{e.type, e.bits});
@@ -195,48 +198,48 @@ class Runner {
   }
 
   void Command(const Json& cmd) {
-    std::string type = cmd["type"].get<std::string>();
+    std::string type = cmd.at("type").get<std::string>();
     if (type == "module") {
-      auto mod = Load(cmd["filename"].get<std::string>());
+      auto mod = Load(cmd.at("filename").get<std::string>());
       current_ = nullptr;
       if (!mod.ok()) return Fail(cmd, "module failed to load: " + mod.error().message);
       auto inst = linker_.Instantiate(store_, *mod);
       if (!inst.ok()) return Fail(cmd, "module failed to instantiate: " + inst.error().message);
       current_ = *inst;
-      if (cmd.contains("name")) named_[cmd["name"].get<std::string>()] = current_;
+      if (cmd.contains("name")) named_[cmd.at("name").get<std::string>()] = current_;
       return;
     }
     if (type == "register") {
       Instance* inst = current_;
       if (cmd.contains("name")) {
-        auto it = named_.find(cmd["name"].get<std::string>());
+        auto it = named_.find(cmd.at("name").get<std::string>());
         inst = it == named_.end() ? nullptr : it->second;
       }
       if (!inst) return Fail(cmd, "nothing to register");
-      linker_.DefineInstance(cmd["as"].get<std::string>(), *inst);
+      linker_.DefineInstance(cmd.at("as").get<std::string>(), *inst);
       return;
     }
     if (type == "action") {
-      auto r = Act(cmd["action"]);
+      auto r = Act(cmd.at("action"));
       if (!r.ok()) return Fail(cmd, "action failed: " + r.error().message);
       return;
     }
     if (type == "assert_return") {
-      auto r = Act(cmd["action"]);
+      auto r = Act(cmd.at("action"));
       if (!r.ok()) return Fail(cmd, "unexpected error: " + r.error().message);
-      const Json& exp = cmd["expected"];
+      const Json& exp = cmd.at("expected");
       if (exp.size() != r->size()) return Fail(cmd, "wrong number of results");
       for (size_t i = 0; i < exp.size(); ++i) {
         Expected e;
         if (!ParseValue(exp[i], &e)) return Fail(cmd, "unsupported expected value " + exp[i].dump());
         if (!Matches(e, (*r)[i]))
-          return Fail(cmd, cmd["action"].value("field", std::string()) + " result " + std::to_string(i) +
+          return Fail(cmd, cmd.at("action").value("field", std::string()) + " result " + std::to_string(i) +
                                ": got " + Describe((*r)[i]) + ", expected " + exp[i].dump());
       }
       return Pass();
     }
     if (type == "assert_trap" || type == "assert_exhaustion") {
-      auto r = Act(cmd["action"]);
+      auto r = Act(cmd.at("action"));
       if (r.ok()) return Fail(cmd, "expected trap \"" + cmd.value("text", std::string()) + "\", got results");
       if (r.error().kind != "trap") return Fail(cmd, "expected a trap, got: " + r.error().message);
       return Pass();
@@ -246,7 +249,7 @@ class Runner {
         result_.skipped++;
         return;
       }
-      auto mod = Load(cmd["filename"].get<std::string>());
+      auto mod = Load(cmd.at("filename").get<std::string>());
       if (mod.ok()) return Fail(cmd, "module was accepted, expected \"" + cmd.value("text", std::string()) + "\"");
       return Pass();
     }
@@ -255,7 +258,7 @@ class Runner {
         result_.skipped++;
         return;
       }
-      auto mod = Load(cmd["filename"].get<std::string>());
+      auto mod = Load(cmd.at("filename").get<std::string>());
       if (!mod.ok()) return Fail(cmd, "module failed to load: " + mod.error().message);
       auto inst = linker_.Instantiate(store_, *mod);
       if (inst.ok()) return Fail(cmd, "module instantiated, expected \"" + cmd.value("text", std::string()) + "\"");
