@@ -170,7 +170,8 @@ class BashTool : public Tool {
                  {"timed_out", res.timed_out},
                  {"cancelled", res.cancelled},
                  {"output_bytes", out.total_bytes},
-                 {"denials", res.denials}};
+                 {"denials", res.denials},
+                 {"denied", !res.denials.empty()}};  // the agent's tool.finished "denied" flag
     if (collector.spilled()) r.details["full_output_path"] = log.string();
     return r;
   }

@@ -141,6 +141,18 @@ TEST_F(BashTest, NoSecretsInChildEnvironment) {
   EXPECT_EQ(r.text.find("tok-fake"), std::string::npos);
 }
 
+TEST_F(BashTest, SandboxDenialsAreReported) {
+  ToolResult r = Call(*bash_, {{"command", "touch /usr/sepp-tools-denied-test"}});
+  EXPECT_TRUE(r.is_error) << r.text;
+  EXPECT_FALSE(std::filesystem::exists("/usr/sepp-tools-denied-test"));
+  ASSERT_TRUE(r.details["denials"].is_array());
+  EXPECT_EQ(r.details["denied"], !r.details["denials"].empty());
+  for (const auto& d : r.details["denials"])
+    EXPECT_NE(r.text.find("[sandbox] " + d.get<std::string>()), std::string::npos);
+  // The workspace stays writable.
+  EXPECT_EQ(Call(*bash_, {{"command", "echo ok > in.txt && cat in.txt"}}).text, "ok\nexit code 0");
+}
+
 TEST_F(BashTest, NonUtf8OutputIsSanitized) {
   ToolResult r = Call(*bash_, {{"command", "printf 'caf\\351\\n'"}});
   EXPECT_TRUE(IsValidUtf8(r.text));
