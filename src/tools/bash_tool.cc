@@ -107,15 +107,17 @@ class BashTool : public Tool {
       return r;
     }
 
+    std::error_code ec;
+    std::filesystem::path cwd = ctx.cwd.empty() ? std::filesystem::current_path(ec) : ctx.cwd;
     sandbox::Policy default_policy;
     const sandbox::Policy* policy = ctx.policy;
     if (!policy) {
-      default_policy = sandbox::DefaultToolPolicy(ctx.cwd);
+      default_policy = sandbox::DefaultToolPolicy(cwd);
       policy = &default_policy;
     }
     sandbox::RunSpec spec;
     spec.argv = {Shell(), "-c", *command};
-    spec.cwd = ctx.cwd;
+    spec.cwd = cwd;
     spec.timeout_s = static_cast<double>(timeout_s);
 
     std::filesystem::path log = OutputDir(ctx) / (NewId() + ".log");

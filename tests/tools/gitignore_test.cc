@@ -101,7 +101,7 @@ TEST(IgnoreRules, AgreesWithGitCheckIgnore) {
   ours.AddFile(rules, "");
   ours.AddFile("*.md\n!README.md\n/local\n", "sub");
   for (auto& [p, is_dir] : paths) {
-    std::string cmd = "cd '" + dir.path().string() + "' && git check-ignore -q '" + p +
+    std::string cmd = "cd '" + dir.path().string() + "' && git -c core.excludesFile=/dev/null check-ignore -q '" + p +
                       (is_dir ? "/" : "") + "'";
     bool git_ignored = std::system(cmd.c_str()) == 0;
     EXPECT_EQ(ours.Ignored(p, is_dir), git_ignored) << p << (is_dir ? "/" : "");

@@ -280,6 +280,12 @@ TEST(Registry, BuiltinsAndRetain) {
     EXPECT_EQ(schema["type"], "object") << t->name();
     EXPECT_FALSE(t->description().empty());
   }
+  // Add replaces a tool of the same name (an extension overriding a built-in).
+  size_t before = reg->All().size();
+  reg->Add(MakeReadTool());
+  EXPECT_EQ(reg->All().size(), before);
+  reg->Add(nullptr);
+  EXPECT_EQ(reg->All().size(), before);
   reg->Retain({"read"});
   EXPECT_EQ(reg->All().size(), 1u);
   EXPECT_EQ(reg->Find("ls"), nullptr);
