@@ -85,6 +85,20 @@ std::string Numbered(const std::vector<std::string>& lines, size_t from, size_t 
   return out;
 }
 
+// True when every non-blank line of text starts like read's output
+// ("   12\t"): the model copied line numbers into old_string.
+bool HasReadLineNumbers(const std::string& text) {
+  bool any = false;
+  for (const auto& line : SplitLines(text)) {
+    if (Trim(line).empty()) continue;
+    size_t i = line.find_first_not_of(' ');
+    size_t j = line.find_first_not_of("0123456789", i);
+    if (i == std::string::npos || j == i || j == std::string::npos || line[j] != '\t') return false;
+    any = true;
+  }
+  return any;
+}
+
 // The "not found" explanation: where the text nearly is.
 std::string Closest(const std::string& content, const std::string& needle) {
   std::vector<std::string> file = SplitLines(content);
@@ -253,6 +267,9 @@ class EditTool : public Tool {
         if (i > 0 && original->find((*edits)[i].old_string) != std::string::npos)
           msg += " (It is in the original file: an earlier edit changed that text; edits apply "
                  "in order to the result of the ones before.)";
+        if (HasReadLineNumbers((*edits)[i].old_string))
+          msg += " old_string seems to include the line numbers that read shows (\"  12<tab>\"); "
+                 "they are not part of the file. Remove them.";
         std::string hint = Closest(text, (*edits)[i].old_string);
         if (!hint.empty()) msg += "\n" + hint;
         return ErrorResult(std::move(msg));

@@ -63,6 +63,13 @@ TEST_F(EditTest, NoMatchWhitespaceOnlyDifference) {
   EXPECT_NE(r.text.find("starts at line 2"), std::string::npos) << r.text;
 }
 
+TEST_F(EditTest, LineNumbersCopiedFromReadAreExplained) {
+  dir_.Write("f", "alpha\nbeta\n");
+  ToolResult r = Call(*edit_, {{"path", "f"}, {"old_string", "     1\talpha\n     2\tbeta"}, {"new_string", "x"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("line numbers that read shows"), std::string::npos) << r.text;
+}
+
 TEST_F(EditTest, EarlierEditConsumedTheText) {
   dir_.Write("f", "abc\n");
   ToolResult r = Call(*edit_, {{"path", "f"},
