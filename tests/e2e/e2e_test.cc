@@ -371,6 +371,33 @@ TEST_P(E2E, KillDuringAStreamedTurnThenContinue) {
   EXPECT_NE(body.find("what was the word?"), std::string::npos);
 }
 
+TEST_P(E2E, SubagentWorksInItsOwnContextAndSession) {
+  auto r = Sepp({"-p", "parent secret plan", "--output", "json"},
+                {{{"tool_calls", {ToolCall("agent", {{"task", "count the files"}})}}},
+                 {{"text", "child says: 3 files"}},
+                 {{"text", "parent done"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string parent_id = ParseJson(r.out).value()["session_id"];
+  auto reqs = Requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  std::string child_body = reqs[1].body.dump();
+  EXPECT_NE(child_body.find("count the files"), std::string::npos);
+  EXPECT_EQ(child_body.find("parent secret plan"), std::string::npos) << "a fresh context";
+  auto results = ToolResults(reqs[2]);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].text, "child says: 3 files");
+  // The child's session is stored and names its parent.
+  int sessions = 0, children = 0;
+  for (const auto& e : fs::recursive_directory_iterator(home_))
+    if (e.path().extension() == ".jsonl") {
+      ++sessions;
+      auto header = ParseJson(SplitLines(ReadFile(e.path()).value())[0]);
+      if (header.ok() && header->value("parent_session", "") == parent_id) ++children;
+    }
+  EXPECT_EQ(sessions, 2);
+  EXPECT_EQ(children, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Apis, E2E, ::testing::Values("anthropic", "openai", "openai-responses"),
                          [](const auto& info) {
                            std::string n = info.param;
