@@ -112,6 +112,12 @@ std::string Session::UniqueEntryId() const {
 
 Result<std::string> Session::Append(std::string_view type, Json payload,
                                     std::optional<std::string> parent_id) {
+  std::lock_guard<std::mutex> lock(write_mu_);
+  return AppendLocked(type, std::move(payload), std::move(parent_id));
+}
+
+Result<std::string> Session::AppendLocked(std::string_view type, Json payload,
+                                          std::optional<std::string> parent_id) {
   if (!sink_)
     return Error::Make("session " + header_.id + " was opened read-only; it cannot be appended to",
                        "read_only");
@@ -151,6 +157,7 @@ Result<std::string> Session::AppendMessage(Json message) {
 }
 
 Status Session::SetLeaf(std::string_view id) {
+  std::lock_guard<std::mutex> lock(write_mu_);
   if (!id.empty() && !by_id_.count(id))
     return Error::Make("session " + header_.id + " has no entry " + std::string(id), "not_found");
   leaf_ = std::string(id);
@@ -158,13 +165,14 @@ Status Session::SetLeaf(std::string_view id) {
 }
 
 Result<std::string> Session::Label(std::string_view target_id, std::string_view label) {
+  std::lock_guard<std::mutex> lock(write_mu_);
   if (!by_id_.count(target_id))
     return Error::Make("session " + header_.id + " has no entry " + std::string(target_id),
                        "not_found");
   Json payload = Json::object();
   payload["target_id"] = std::string(target_id);
   payload["label"] = std::string(label);
-  return Append("label", std::move(payload));
+  return AppendLocked("label", std::move(payload), std::nullopt);
 }
 
 void AddToMessageStats(MessageStats& stats, const Entry& e) {

@@ -20,14 +20,18 @@
 //   "denial", "model_change", and custom types: opaque JSON objects.
 // See docs/sessions.md for the on-disk format.
 //
-// Thread safety: a Session is not thread-safe; use it from one thread at a
-// time. Writers are exclusive across processes: a session opened for
+// Thread safety: the mutating calls (Append, AppendMessage, SetLeaf, Label)
+// are serialised internally, so several threads may append (e.g. the loop and
+// a sub-agent tool recording a "subagent" link). Reading (Find, Path,
+// entries(), ...) while another thread mutates is NOT safe; Entry pointers
+// themselves stay valid. Writers are exclusive across processes: a session opened for
 // appending holds a lock until the Session is destroyed, and a second open
 // for appending (from any process) fails with kind "locked", naming the pid.
 #pragma once
 #include <deque>
 #include <utility>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -189,6 +193,8 @@ class Session {
   Result<std::string> Label(std::string_view target_id, std::string_view label);
 
  private:
+  Result<std::string> AppendLocked(std::string_view type, Json payload,
+                                   std::optional<std::string> parent_id);
   void Index(size_t i);
   std::string UniqueEntryId() const;
 
@@ -201,6 +207,7 @@ class Session {
   std::string leaf_;
   std::unique_ptr<EntrySink> sink_;
   std::string location_;
+  std::mutex write_mu_;  // serialises Append / SetLeaf / Label
 };
 
 // The first user prompt's text (first text block) and the number of

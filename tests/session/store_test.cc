@@ -407,6 +407,23 @@ TEST_P(StoreTest, ConcurrentWritersTakeTurnsWithoutCorruption) {
   EXPECT_EQ(s->Path().size(), 2u * kRounds);  // each append hung off the previous leaf
 }
 
+TEST_P(StoreTest, ThreadsMayAppendToOneSession) {
+  auto s = Create();
+  constexpr int kEach = 300;
+  auto work = [&](int who) {
+    for (int i = 0; i < kEach; ++i) ASSERT_TRUE(s->Append("tick", Json{{"who", who}}).ok());
+  };
+  std::thread a(work, 1), b(work, 2);
+  a.join();
+  b.join();
+  EXPECT_EQ(s->Path().size(), 2u * kEach);  // one chain: each append saw the last leaf
+  std::string id = s->id();
+  s.reset();
+  auto r = Open(id);
+  EXPECT_EQ(r->size(), 2u * kEach);
+  EXPECT_EQ(r->Path().size(), 2u * kEach);
+}
+
 TEST_P(StoreTest, RegisteredSecretsNeverReachTheStore) {
   const std::string secret = "sk-test-ab12cd34ef56-SECRET-VALUE";
   RegisterSecret(secret);
