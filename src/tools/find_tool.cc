@@ -78,6 +78,10 @@ class FindTool : public Tool {
       return ErrorResult(shown_root + " is a file, not a folder; give a folder as path.");
 
     size_t max = static_cast<size_t>(limit->value_or(kDefaultLimit));
+    // Entries are shown as the root's shown path + their relative path
+    // (cheaper than relating every path to cwd again).
+    std::string prefix = shown_root == "." ? "" : shown_root;
+    if (!prefix.empty() && prefix.back() != '/') prefix += '/';
     std::vector<std::string> found;
     bool more = false;
     WalkOptions opts;
@@ -88,7 +92,7 @@ class FindTool : public Tool {
         more = true;
         return false;
       }
-      found.push_back(SanitizeUtf8(ShowPath(ctx, e.path)) + (e.is_dir ? "/" : ""));
+      found.push_back(SanitizeUtf8(prefix + e.rel) + (e.is_dir ? "/" : ""));
       return true;
     });
 

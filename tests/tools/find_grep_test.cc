@@ -65,6 +65,15 @@ TEST_F(TreeTest, FindBelowARootInsideTheRepoHonoursParentGitignore) {
   EXPECT_EQ(r.text, "src/deep/er/\nsrc/deep/er/leaf.cc\n");
 }
 
+TEST_F(TreeTest, FindOutsideTheWorkspaceShowsAbsolutePaths) {
+  testing::TempDir other;
+  other.Write("x/y.txt", "");
+  EXPECT_EQ(Call(*find_, {{"pattern", "*.txt"}, {"path", other.path().string()}}).text,
+            (other.path() / "x/y.txt").string() + "\n");
+  EXPECT_EQ(Call(*find_, {{"pattern", "*.txt"}, {"path", other.path().string() + "/"}}).text,
+            (other.path() / "x/y.txt").string() + "\n");
+}
+
 TEST_F(TreeTest, FindLimitAndErrors) {
   ToolResult r = Call(*find_, {{"pattern", "*"}, {"limit", 2}});
   EXPECT_TRUE(r.truncated);
