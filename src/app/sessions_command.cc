@@ -19,6 +19,7 @@
 #include "app/commands.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/secrets.h"
 #include "base/strings.h"
 #include "session/render.h"
 #include "session/store.h"
@@ -154,7 +155,7 @@ int Show(Stores& stores, const std::string& id, const std::string& leaf) {
   if (!leaf.empty() && !(*s)->Find(leaf))
     return Fail("session " + (*s)->id() + " has no entry " + leaf +
                 " (see `sepp sessions tree " + (*s)->id() + "`)");
-  Print(session::RenderBranchText(**s, leaf));
+  Print(Redact(session::RenderBranchText(**s, leaf)));
   return kOk;
 }
 
@@ -172,6 +173,8 @@ int Export(Stores& stores, const std::string& id, const std::string& format,
   std::string text = format == "html"    ? session::ExportHtml(**s)
                      : format == "jsonl" ? session::ExportJsonl(**s)
                                          : session::ExportMarkdown(**s);
+  // Sessions sepp wrote are already clean; a file from elsewhere may not be.
+  if (ContainsSecret(text)) text = Redact(text);
   if (output.empty() || output == "-") {
     Print(text);
     return kOk;
@@ -255,6 +258,7 @@ int Convert(const std::string& to_name, const std::string& id, bool all) {
 }  // namespace
 
 int RunSessionsCommand(int argc, char** argv) {
+  RegisterSecretsFromEnvironment();  // so show/export never print a key
   CLI::App app{"List, show, export and manage saved sessions (in $SEPP_HOME/sessions).",
                "sepp sessions"};
   app.require_subcommand(1);

@@ -38,7 +38,7 @@ class SessionsCliTest : public ::testing::Test {
 
   fs::path Root() const { return home_.path() / "home" / "sessions"; }
 
-  CliRun Sepp(std::vector<std::string> args) {
+  CliRun Sepp(std::vector<std::string> args, std::string extra_env = "X=1") {
     args.insert(args.begin(), {sepp_.string(), "sessions"});
     auto out = MakePipe().value();
     auto err = MakePipe().value();
@@ -54,7 +54,7 @@ class SessionsCliTest : public ::testing::Test {
       argv.push_back(nullptr);
       std::string path_env = "PATH=/usr/bin:/bin";
       std::string home = "HOME=" + cwd;
-      char* envp[] = {home_env.data(), path_env.data(), home.data(), nullptr};
+      char* envp[] = {home_env.data(), path_env.data(), home.data(), extra_env.data(), nullptr};
       ::execve(argv[0], argv.data(), envp);
       ::_exit(121);
     }
@@ -118,6 +118,27 @@ TEST_F(SessionsCliTest, ListShowTreeExport) {
   auto parsed = ParseJsonlSession(jl.out, "export");
   ASSERT_TRUE(parsed.ok()) << parsed.error().message;
   EXPECT_EQ(parsed->entries.size(), 3u);
+}
+
+TEST_F(SessionsCliTest, ShowAndExportRedactKeysFromTheEnvironment) {
+  // A session file written elsewhere, with a key in it.
+  const std::string key = "sk-ant-cli-test-0123456789abcdef";
+  fs::path dir = Root() / CwdFolderName(cwd_);
+  fs::create_directories(dir);
+  std::string id = "0123456789abcdef0123456789abcdef";
+  ASSERT_TRUE(WriteFileAtomic(dir / ("x_" + id + ".jsonl"),
+                              "{\"type\":\"session\",\"version\":1,\"id\":\"" + id + "\",\"cwd\":\"" +
+                                  cwd_ + "\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,"
+                                  "\"message\":{\"role\":\"user\",\"content\":\"key " + key + "\"}}\n")
+                  .ok());
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"show", id}, {"export", id}, {"export", id, "--format", "jsonl"},
+           {"export", id, "--format", "html"}}) {
+    CliRun r = Sepp(args, "ANTHROPIC_API_KEY=" + key);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find(key), std::string::npos) << args[0];
+    EXPECT_NE(r.out.find("[REDACTED]"), std::string::npos) << args[0];
+  }
 }
 
 TEST_F(SessionsCliTest, ExitCodesForErrorsAndUsage) {
