@@ -15,7 +15,7 @@ trap 'rm -rf "$WS"' EXIT
 cd "$WS"
 BWRAP="bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr \
   --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/sbin /sbin \
-  --ro-bind /etc /etc --bind $WS $WS --proc /proc --dev /dev --tmpfs /tmp --chdir $WS --cap-drop ALL"
+  --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp --bind $WS $WS --chdir $WS --cap-drop ALL"
 hyperfine -N --warmup 20 --runs ${RUNS:-300} --export-markdown "${OUT:-/dev/stdout}" \
   -n 'plain true' 'true' \
   -n 'sepp sandbox true' "$SEPP sandbox -- true" \

@@ -41,8 +41,19 @@ constexpr int kKeyctlJoinSessionKeyring = 1;
 
 }  // namespace
 
+void ResetSignals() {
+  // sepp may ignore SIGPIPE or block signals in its threads; the command
+  // starts with the defaults (an ignored SIGPIPE would survive exec).
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
 void RunConfinedChild(const ChildPlan& plan) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ResetSignals();
   char go = 0;
   ssize_t r;
   while ((r = read(plan.sync_fd, &go, 1)) < 0 && errno == EINTR) {

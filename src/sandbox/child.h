@@ -38,4 +38,7 @@ struct ChildFailure {
 
 [[noreturn]] void RunConfinedChild(const ChildPlan& plan);
 
+// Default dispositions and an empty signal mask (async-signal-safe).
+void ResetSignals();
+
 }  // namespace sepp::sandbox

@@ -49,6 +49,7 @@ constexpr size_t kTailBytes = 16384;
                             char* const* argv, char* const* envp) {
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ResetSignals();
   if (!spec.inherit_stdio) {
     dup2(in_fd, 0);
     dup2(out_fd, 1);

@@ -410,6 +410,15 @@ TEST_F(SandboxTest, WholeHostReadableStillMasksSecretsAndStaysReadOnly) {
   EXPECT_EQ(ReadText(ws_ / "inside"), "ok\n");
 }
 
+TEST_F(SandboxTest, CommandStartsWithDefaultSignals) {
+  // sepp itself ignores SIGPIPE (as network programs do); the command must not.
+  auto old = signal(SIGPIPE, SIG_IGN);
+  auto r = Sh("yes | head -c 3 >/dev/null; echo ${PIPESTATUS[0]}; grep -E '^Sig(Ign|Blk)' /proc/self/status");
+  signal(SIGPIPE, old);
+  EXPECT_THAT(r.output, HasSubstr("141"));  // 128 + SIGPIPE
+  EXPECT_THAT(r.output, HasSubstr("SigBlk:\t0000000000000000"));
+}
+
 TEST_F(SandboxTest, DisabledPolicyRunsUnconfined) {
   Policy off = policy_;
   off.enabled = false;
