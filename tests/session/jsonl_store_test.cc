@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <random>
+
 #include "base/fd.h"
 #include "base/file.h"
 #include "base/strings.h"
@@ -189,6 +191,41 @@ TEST_F(JsonlStoreTest, FilesThatAreNotSessionsAreRefusedAndSkipped) {
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0].id, id);
+}
+
+// Random damage to a real session file: parsing never crashes or throws, and
+// whatever it accepts can be indexed, walked, rendered field by field.
+TEST_F(JsonlStoreTest, RandomlyDamagedFilesNeverCrash) {
+  auto [id, path] = MakeSession();
+  {
+    auto w = Take(store_->Open(id, OpenMode::kAppend));
+    ASSERT_TRUE(w->Label(w->leaf(), "l").ok());
+    ASSERT_TRUE(w->Append("compaction", Json{{"summary", "s"}, {"first_kept_id", w->leaf()}}).ok());
+  }
+  const std::string original = *ReadFile(path);
+  std::mt19937 rng(99);
+  const char bytes[] = "{}[]\",:\\\n\x00\xff\xc3 nulltrue0";
+  for (int i = 0; i < 2000; ++i) {
+    std::string text = original;
+    for (int k = 0; k < 1 + static_cast<int>(rng() % 6); ++k) {
+      size_t at = rng() % text.size();
+      switch (rng() % 4) {
+        case 0: text[at] = bytes[rng() % (sizeof bytes - 1)]; break;
+        case 1: text.erase(at, 1 + rng() % 16); break;
+        case 2: text.insert(at, 1, bytes[rng() % (sizeof bytes - 1)]); break;
+        default: text.resize(at + 1);  // truncation, as by a crash
+      }
+      if (text.empty()) text = "x";
+    }
+    auto c = ParseJsonlSession(text, "fuzz");
+    if (!c.ok()) continue;
+    Session s(c->header, c->entries, nullptr, "fuzz");
+    for (const Entry& e : s.entries()) {
+      (void)e.data.get();
+      EXPECT_LE(s.Path(e.id).size(), s.size());
+    }
+    (void)s.Leaves();
+  }
 }
 
 TEST_F(JsonlStoreTest, ParseCountsBadLinesAndFindsTheTornTail) {
