@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -95,8 +96,31 @@ void RunConfinedChild(const ChildPlan& plan) {
   if (int e = DropAllCapabilities(&step)) Die(plan, step, e);
   if (int e = InstallSeccomp(plan.seccomp)) Die(plan, "installing the seccomp filter", e);
 
-  execve(plan.argv[0], plan.argv, plan.envp);
-  Die(plan, "running the command", errno);
+  // Before the fork: pid 1 holds a copy of sepp's memory and environment
+  // (provider keys), so nothing in the sandbox may read its /proc files.
+  // (The shared mm makes pid 2 undumpable too, until its exec resets it.)
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  pid_t command = vfork();
+  if (command < 0) Die(plan, "starting the command", errno);
+  if (command == 0) {
+    execve(plan.argv[0], plan.argv, plan.envp);
+    Die(plan, "running the command", errno);
+  }
+  // pid 1: the report pipe closes here, so the parent sees EOF once the
+  // command has exec'd (or its failure record).
+  close(plan.report_fd);
+  for (;;) {
+    int status = 0;
+    pid_t done = waitpid(-1, &status, 0);
+    if (done < 0 && errno == EINTR) continue;
+    if (done == command || done < 0) {
+      if (done == command) {
+        ssize_t ignored = write(plan.status_fd, &status, sizeof status);
+        (void)ignored;
+      }
+      _exit(0);
+    }
+  }
 }
 
 }  // namespace sepp::sandbox

@@ -22,6 +22,7 @@ struct ChildPlan {
   int stderr_fd = -1;    // -1: keep the inherited fd 2
   int sync_fd = -1;      // read end: one byte once the parent has set us up
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
+  int status_fd = -1;    // write end: the command's wait status, from pid 1
   bool loopback = false;
   int proxy_channel = -1;  // proxy mode: where to send the listening socket
   const MountPlan* mounts = nullptr;
@@ -36,6 +37,11 @@ struct ChildFailure {
   char step[120] = {};
 };
 
+// The child is pid 1 of the sandbox's pid namespace. After confining itself
+// it vfork()s the command (pid 2) and stays as a minimal init: it reaps every
+// orphan (a wrapped agent as pid 1 would leave zombies that count against
+// the process limit), and when the command ends it writes the command's wait
+// status to status_fd and exits, which makes the kernel kill everything left.
 [[noreturn]] void RunConfinedChild(const ChildPlan& plan);
 
 // Default dispositions and an empty signal mask (async-signal-safe).

@@ -310,6 +310,8 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (!sync.ok()) return sync.error();
   auto report = MakePipe();
   if (!report.ok()) return report.error();
+  auto status_pipe = MakePipe();
+  if (!status_pipe.ok()) return status_pipe.error();
 
   std::vector<std::string> env = BuildChildEnv(policy);
   UniqueFd proxy_parent, proxy_child;
@@ -348,6 +350,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   plan.stderr_fd = p.out_w.get();
   plan.sync_fd = sync->first.get();
   plan.report_fd = report->second.get();
+  plan.status_fd = status_pipe->second.get();
   plan.loopback = false;
   plan.mounts = &*mounts;
   plan.landlock = &landlock;
@@ -366,6 +369,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   p.in_r.Reset();
   sync->first.Reset();
   report->second.Reset();
+  status_pipe->second.Reset();
   proxy_child.Reset();
   auto abandon = [&](Error e) -> Result<RunResult> {
     kill(pid, SIGKILL);
@@ -429,6 +433,14 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   Tail tail;
   int status = 0;
   Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  // pid 1 (the sandbox's init) exits 0 after writing the command's status.
+  {
+    int command_status = 0;
+    fcntl(status_pipe->first.get(), F_SETFL, O_NONBLOCK);
+    if (read(status_pipe->first.get(), &command_status, sizeof command_status) ==
+        static_cast<ssize_t>(sizeof command_status))
+      status = command_status;
+  }
   uint64_t refused = cgroup ? cgroup->RefusedForks() : 0;
   FinishResult(policy, spec, timeout, status, refused, tail, cancel, &result);
   if (proxy) {

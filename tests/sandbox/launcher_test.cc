@@ -313,20 +313,24 @@ bool ProcessWithArgExists(const std::string& needle) {
 
 TEST_F(SandboxTest, TimeoutKillsTheWholeTreeAndDetachedOrphansDie) {
   policy_.limits.timeout_s = 1;
+  // Markers unique to this test process: other test binaries may run at once.
+  const std::string mark = "371." + std::to_string(getpid());
   auto start = std::chrono::steady_clock::now();
-  auto r = Sh("(setsid sleep 371.25 &); nohup sleep 371.25 >/dev/null 2>&1 & disown; sleep 372");
+  auto r = Sh("(setsid sleep " + mark + " &); nohup sleep " + mark +
+              " >/dev/null 2>&1 & disown; sleep 372");
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(took, 10);
-  EXPECT_FALSE(ProcessWithArgExists("371.25"));
+  EXPECT_FALSE(ProcessWithArgExists(mark));
   ASSERT_FALSE(r.denials.empty());
   EXPECT_THAT(r.denials[0], HasSubstr("time limit"));
 }
 
 TEST_F(SandboxTest, OrphansDieWhenTheCommandExits) {
-  auto r = Sh("(setsid sleep 373.5 &); echo started");
+  const std::string mark = "373." + std::to_string(getpid());
+  auto r = Sh("(setsid sleep " + mark + " &); echo started");
   EXPECT_EQ(r.output, "started\n");
-  EXPECT_FALSE(ProcessWithArgExists("373.5"));
+  EXPECT_FALSE(ProcessWithArgExists(mark));
 }
 
 TEST_F(SandboxTest, ForkBombIsContained) {
@@ -362,7 +366,8 @@ TEST_F(SandboxTest, NoInheritedDescriptorsBeyondStdio) {
 TEST_F(SandboxTest, CancelKillsTheTree) {
   CancelToken cancel;
   RunSpec spec;
-  spec.argv = {"/bin/bash", "-c", "sleep 374.5 & sleep 374.5"};
+  const std::string mark = "374." + std::to_string(getpid());
+  spec.argv = {"/bin/bash", "-c", "sleep " + mark + " & sleep " + mark};
   spec.cwd = ws_;
   std::thread t([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -372,7 +377,7 @@ TEST_F(SandboxTest, CancelKillsTheTree) {
   t.join();
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->cancelled);
-  EXPECT_FALSE(ProcessWithArgExists("374.5"));
+  EXPECT_FALSE(ProcessWithArgExists(mark));
 }
 
 // --- legitimate work ------------------------------------------------------------------------
@@ -417,6 +422,23 @@ TEST_F(SandboxTest, CommandStartsWithDefaultSignals) {
   signal(SIGPIPE, old);
   EXPECT_THAT(r.output, HasSubstr("141"));  // 128 + SIGPIPE
   EXPECT_THAT(r.output, HasSubstr("SigBlk:\t0000000000000000"));
+}
+
+TEST_F(SandboxTest, InitReapsOrphansAndKeepsSeppsMemoryPrivate) {
+  setenv("OPENAI_API_KEY", "sk-test-INITSECRET-123", 1);
+  auto r = Sh("echo pid=$$; cat /proc/1/environ; head -c 10 /proc/1/mem;"
+              "for i in $(seq 30); do (sleep 0.05 &); done; sleep 0.5;"
+              "echo zombies=$(grep -l '^State:.*Z' /proc/[0-9]*/status 2>/dev/null | wc -l)");
+  unsetenv("OPENAI_API_KEY");
+  EXPECT_THAT(r.output, HasSubstr("pid=2"));
+  EXPECT_THAT(r.output, Not(HasSubstr("INITSECRET")));
+  EXPECT_THAT(r.output, HasSubstr("zombies=0"));
+}
+
+TEST_F(SandboxTest, ExitStatusAndSignalOfTheCommandComeBack) {
+  EXPECT_EQ(Sh("exit 42").exit_code, 42);
+  auto killed = Sh("kill -SEGV $$");
+  EXPECT_EQ(killed.term_signal, SIGSEGV);
 }
 
 TEST_F(SandboxTest, DisabledPolicyRunsUnconfined) {
