@@ -120,11 +120,11 @@ Status Execute(Store& store, Function* entry, uint64_t* slots) {
 enter_wasm : {
   // callee is a wasm function; its args are at fp[0..params).
   const CompiledFunc* code = callee->code;
-  if (store.depth_ - base_depth + base_depth >= max_depth) TRAP("call stack exhausted");
+  // frames.size() - 1 wasm frames are live in this activation.
+  if (base_depth + frames.size() > max_depth) TRAP("call stack exhausted");
   if (fp + code->max_height + 4 > stack_end) TRAP("call stack exhausted");
-  ++store.depth_;
-  std::memset(fp + code->num_params, 0, sizeof(uint64_t) * (code->num_locals - code->num_params));
   sp = fp + code->num_locals;
+  for (uint64_t* p = fp + code->num_params; p < sp; ++p) *p = 0;
   inst = callee->instance;
   LOAD_MEM();
   ip = code->code.data();
@@ -142,11 +142,11 @@ do_call : {
   size_t nr = callee->type.results.size();
   uint64_t* args = sp - np;
   if (args + std::max(np, nr) + 4 > stack_end) TRAP("call stack exhausted");
-  if (store.depth_ >= max_depth) TRAP("call stack exhausted");
+  if (base_depth + frames.size() > max_depth) TRAP("call stack exhausted");
   store.fuel_ = fuel;
-  ++store.depth_;
+  store.depth_ = base_depth + static_cast<uint32_t>(frames.size());
   host_status = CallHost(store, callee, inst, args);
-  --store.depth_;
+  store.depth_ = base_depth;
   fuel = store.fuel_;
   if (!host_status.ok()) goto do_host_trap;
   sp = args + nr;
@@ -206,7 +206,6 @@ L_Return : {
   uint32_t n = ip->a;
   for (uint32_t i = 0; i < n; ++i) fp[i] = sp[static_cast<ptrdiff_t>(i) - n];
   sp = fp + n;
-  --store.depth_;
   Frame fr = frames.back();
   frames.pop_back();
   if (!fr.ret_ip) {
