@@ -207,7 +207,7 @@ class Runner {
       if (!inst.ok()) return Fail(cmd, "module failed to instantiate: " + inst.error().message);
       current_ = *inst;
       if (cmd.contains("name")) named_[cmd.at("name").get<std::string>()] = current_;
-      return;
+      return Pass();
     }
     if (type == "register") {
       Instance* inst = current_;
@@ -222,7 +222,7 @@ class Runner {
     if (type == "action") {
       auto r = Act(cmd.at("action"));
       if (!r.ok()) return Fail(cmd, "action failed: " + r.error().message);
-      return;
+      return Pass();
     }
     if (type == "assert_return") {
       auto r = Act(cmd.at("action"));

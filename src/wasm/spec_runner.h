@@ -1,4 +1,6 @@
 // Runs a WebAssembly spec test script converted by wabt's `wast2json`.
+// Every module and action command counts as a check too (it must load and
+// instantiate, or run), besides the assertions.
 //
 // Supported commands: module, register, action, assert_return (with
 // nan:canonical / nan:arithmetic patterns), assert_trap, assert_exhaustion,
