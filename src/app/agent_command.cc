@@ -207,7 +207,14 @@ int RunAgentCommand(int argc, char** argv) {
 
   front::PrintMode view(format, stdout, stderr);
   agent::Agent agent(
-      ac, *provider, *registry, [&](const agent::Event& e) { view.OnEvent(e); },
+      ac, *provider, *registry,
+      [&](const agent::Event& e) {
+        view.OnEvent(e);
+        if (e.type == agent::EventType::kToolFinished && e.denied)
+          session.RecordDenial(e.call_id, e.tool,
+                               e.data.contains("details") ? e.data["details"].value("denials", Json())
+                                                          : Json());
+      },
       [&](const llm::Message& m) { session.Record(m); });
   agent.set_compaction_recorder(
       [&](const agent::CompactionResult& r) { session.RecordCompaction(r); });

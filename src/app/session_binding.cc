@@ -65,25 +65,48 @@ Status SessionBinding::MoveToEntry(const SessionRequest& request) {
   return Ok();
 }
 
+namespace {
+
+std::string StringField(const Json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
 // The model's context is the path root→leaf, where a compaction entry
-// replaces everything before its first kept entry with the summary.
+// replaces everything before its first kept entry with the summary. Only
+// the part after the last compaction's cut is parsed: a long session opens
+// as fast as a short one.
 void SessionBinding::RebuildContext() {
   history_.clear();
   context_ids_.clear();
-  for (const session::Entry* e : impl_->session->Path()) {
-    if (e->type == "message" && e->data().contains("message")) {
-      auto m = llm::MessageFromJson(e->data()["message"]);
+  std::vector<const session::Entry*> path = impl_->session->Path();
+  size_t from = 0;
+  for (size_t c = path.size(); c-- > 0;) {
+    if (path[c]->type != "compaction") continue;
+    std::string first_kept = StringField(path[c]->data(), "first_kept_id");
+    from = c;
+    for (size_t i = c; i-- > 0;)
+      if (path[i]->id == first_kept) from = i;
+    break;
+  }
+  for (size_t k = from; k < path.size(); ++k) {
+    const session::Entry* e = path[k];
+    const Json& data = e->data();
+    if (e->type == "message" && data.contains("message")) {
+      auto m = llm::MessageFromJson(data["message"]);
       if (!m.ok()) continue;
       history_.push_back(std::move(m).value());
       context_ids_.push_back(e->id);
     } else if (e->type == "compaction") {
-      std::string first_kept = e->data().value("first_kept_id", "");
-      size_t from = context_ids_.size();
+      std::string first_kept = StringField(data, "first_kept_id");
+      size_t keep = context_ids_.size();
       for (size_t i = 0; i < context_ids_.size(); ++i)
-        if (context_ids_[i] == first_kept) from = i;
-      history_.erase(history_.begin(), history_.begin() + static_cast<ptrdiff_t>(from));
-      context_ids_.erase(context_ids_.begin(), context_ids_.begin() + static_cast<ptrdiff_t>(from));
-      history_.insert(history_.begin(), agent::SummaryMessage(e->data().value("summary", "")));
+        if (context_ids_[i] == first_kept) keep = i;
+      history_.erase(history_.begin(), history_.begin() + static_cast<ptrdiff_t>(keep));
+      context_ids_.erase(context_ids_.begin(), context_ids_.begin() + static_cast<ptrdiff_t>(keep));
+      history_.insert(history_.begin(), agent::SummaryMessage(StringField(data, "summary")));
       context_ids_.insert(context_ids_.begin(), e->id);
     }
   }
@@ -139,6 +162,19 @@ agent::ChildSession SessionBinding::OpenChild(const std::string& task,
   cs.keep_alive = child;
   cs.record = [child](const llm::Message& m) { (void)child->AppendMessage(llm::ToJson(m)); };
   return cs;
+}
+
+}  // namespace sepp::app
+
+namespace sepp::app {
+
+void SessionBinding::RecordDenial(const std::string& call_id, const std::string& tool,
+                                  const Json& denials) {
+  std::lock_guard<std::mutex> lock(impl_->child_mu);
+  if (!impl_->session) return;
+  auto r = impl_->session->Append(
+      "denial", {{"call_id", call_id}, {"tool", tool}, {"denials", denials}});
+  if (!r.ok()) Warn(r.error());
 }
 
 }  // namespace sepp::app

@@ -35,6 +35,9 @@ class SessionBinding {
   void Record(const llm::Message& message);
   // Records a compaction: a "compaction" entry naming the first kept entry.
   void RecordCompaction(const agent::CompactionResult& result);
+  // Records what the sandbox refused a tool call (a "denial" entry): the
+  // audit trail of every denial. Thread-safe.
+  void RecordDenial(const std::string& call_id, const std::string& tool, const Json& denials);
   // A session for a sub-agent, linked from this one by a "subagent" entry.
   // Thread-safe (parallel sub-agents). Empty id when sessions are off.
   agent::ChildSession OpenChild(const std::string& task, const std::string& agent_name);

@@ -37,6 +37,7 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
 
   // REQUIRES: !ok()
   const Error& error() const { return std::get<1>(v_); }

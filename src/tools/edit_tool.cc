@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/secrets.h"
 #include "base/strings.h"
+#include "tools/access.h"
 #include "tools/args.h"
 #include "tools/diff.h"
 #include "tools/files.h"
@@ -226,6 +227,8 @@ class EditTool : public Tool {
     if (!edits) return ErrorResult(edits.error().message);
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
+    PathGuard guard(ctx);
+    if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     std::error_code ec;
     if (std::filesystem::is_symlink(path, ec)) {

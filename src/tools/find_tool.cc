@@ -5,6 +5,7 @@
 
 #include "base/fd.h"
 #include "base/strings.h"
+#include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
 #include "tools/glob.h"
@@ -68,6 +69,8 @@ class FindTool : public Tool {
     if (!glob) return ErrorResult(glob.error().message);
 
     std::filesystem::path root = ResolveToolPath(ctx, path_arg->value_or("."));
+    PathGuard guard(ctx);
+    if (auto why = guard.CheckRead(root); !why.empty()) return DeniedResult(why);
     std::string shown_root = ShowPath(ctx, root);
     struct stat st;
     if (::stat(root.c_str(), &st) != 0) {
@@ -87,6 +90,7 @@ class FindTool : public Tool {
     WalkOptions opts;
     opts.cancel = ctx.cancel;
     Walk(root, opts, [&](const WalkEntry& e) {
+      if (guard.Hidden(e.path)) return true;
       if (!glob->Matches(e.rel)) return true;
       if (found.size() == max) {
         more = true;

@@ -18,6 +18,7 @@
 #include "base/file.h"
 #include "base/secrets.h"
 #include "base/strings.h"
+#include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
 #include "tools/glob.h"
@@ -180,6 +181,8 @@ class GrepTool : public Tool {
     if (!matcher) return ErrorResult(matcher.error().message);
 
     std::filesystem::path root = ResolveToolPath(ctx, path_arg->value_or("."));
+    PathGuard guard(ctx);
+    if (auto why = guard.CheckRead(root); !why.empty()) return DeniedResult(why);
     std::string shown_root = ShowPath(ctx, root);
     struct stat st;
     if (::stat(root.c_str(), &st) != 0) {
@@ -195,8 +198,10 @@ class GrepTool : public Tool {
       WalkOptions wo;
       wo.cancel = ctx.cancel;
       Walk(root, wo, [&](const WalkEntry& e) {
-        if (e.is_dir) return true;
+        if (e.is_dir || guard.Hidden(e.path)) return true;
         if (glob && !glob->Matches(e.rel)) return true;
+        // A link may point anywhere: search it only if its target may be read.
+        if (e.is_symlink && !guard.CheckRead(e.path).empty()) return true;
         return search.File(e.path);
       });
     } else {

@@ -7,6 +7,7 @@
 
 #include "base/fd.h"
 #include "base/strings.h"
+#include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
 #include "tools/truncate.h"
@@ -57,6 +58,8 @@ class LsTool : public Tool {
     if (!limit) return ErrorResult(limit.error().message);
 
     std::filesystem::path dir = ResolveToolPath(ctx, path_arg->value_or("."));
+    PathGuard guard(ctx);
+    if (auto why = guard.CheckRead(dir); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, dir);
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0) {

@@ -11,6 +11,7 @@
 #include "base/fd.h"
 #include "base/secrets.h"
 #include "base/strings.h"
+#include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
 #include "tools/truncate.h"
@@ -70,6 +71,8 @@ class ReadTool : public Tool {
     if (!limit) return ErrorResult(limit.error().message);
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
+    PathGuard guard(ctx);
+    if (auto why = guard.CheckRead(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {

@@ -8,6 +8,7 @@
 #include "base/fd.h"
 #include "base/file.h"
 #include "base/strings.h"
+#include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
 #include "tools/truncate.h"
@@ -61,6 +62,8 @@ class WriteTool : public Tool {
                          " names a folder; give the path of a file.");
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
+    PathGuard guard(ctx);
+    if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     std::error_code ec;
     if (std::filesystem::is_symlink(path, ec)) {

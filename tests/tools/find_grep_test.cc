@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "sandbox/defaults.h"
+
 #include "base/strings.h"
 #include "tool_test_util.h"
 #include "tools/truncate.h"
@@ -68,6 +70,11 @@ TEST_F(TreeTest, FindBelowARootInsideTheRepoHonoursParentGitignore) {
 TEST_F(TreeTest, FindOutsideTheWorkspaceShowsAbsolutePaths) {
   testing::TempDir other;
   other.Write("x/y.txt", "");
+  // Outside the workspace only where the policy lets the tools read.
+  EXPECT_TRUE(Call(*find_, {{"pattern", "*.txt"}, {"path", other.path().string()}}).is_error);
+  sandbox::Policy policy = sandbox::DefaultToolPolicy(ctx_.cwd);
+  policy.read_roots.push_back(other.path().string());
+  ctx_.policy = &policy;
   EXPECT_EQ(Call(*find_, {{"pattern", "*.txt"}, {"path", other.path().string()}}).text,
             (other.path() / "x/y.txt").string() + "\n");
   EXPECT_EQ(Call(*find_, {{"pattern", "*.txt"}, {"path", other.path().string() + "/"}}).text,

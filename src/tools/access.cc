@@ -1,0 +1,99 @@
+#include "tools/access.h"
+
+#include "sandbox/defaults.h"
+
+namespace sepp::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The path with every symlink that exists resolved, normalised.
+std::string Real(const fs::path& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(p, ec);
+  return (ec ? p.lexically_normal() : r).string();
+}
+
+bool Under(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
+std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    out.push_back(fs::path(p).lexically_normal().string());
+    std::string r = Real(p);
+    if (r != out.back()) out.push_back(r);  // both spellings: the link and its target
+  }
+  return out;
+}
+
+}  // namespace
+
+PathGuard::PathGuard(const ToolContext& ctx) {
+  sandbox::Policy fallback;
+  const sandbox::Policy* p = ctx.policy;
+  if (!p) {
+    fallback = sandbox::DefaultToolPolicy(ctx.cwd.empty() ? fs::current_path() : ctx.cwd);
+    p = &fallback;
+  }
+  enabled_ = p->enabled;
+  read_roots_ = RealAll(p->read_roots);
+  write_roots_ = RealAll(p->write_roots);
+  deny_ = RealAll(p->deny_paths);
+  for (const auto& root : p->write_roots)
+    for (const auto& rel : p->protected_paths) {
+      fs::path abs = fs::path(rel).is_absolute() ? fs::path(rel) : fs::path(root) / rel;
+      for (const auto& s : RealAll({abs.string()})) protected_.push_back(s);
+    }
+}
+
+std::string PathGuard::CheckRead(const fs::path& path) const { return Check(path, false); }
+std::string PathGuard::CheckWrite(const fs::path& path) const { return Check(path, true); }
+
+std::string PathGuard::Check(const fs::path& path, bool write) const {
+  if (!enabled_) return "";
+  std::string lexical = path.lexically_normal().string();
+  std::string real = Real(path);
+  for (const auto& d : deny_)
+    if (Under(lexical, d) || Under(real, d))
+      return "access to " + path.string() +
+             " is denied: it is a secret location the sandbox policy keeps from every tool";
+  if (write) {
+    for (const auto& p : protected_)
+      if (Under(lexical, p) || Under(real, p))
+        return path.string() +
+               " is protected: .git/hooks, .git/config and .sepp stay read-only inside the "
+               "workspace, so that nothing the model writes runs later outside the sandbox";
+    for (const auto& w : write_roots_)
+      if (Under(real, w)) return "";
+    return path.string() + " is outside the workspace, the only place this session may write";
+  }
+  for (const auto& r : read_roots_)
+    if (Under(real, r)) return "";
+  for (const auto& w : write_roots_)
+    if (Under(real, w)) return "";
+  return path.string() +
+         " is outside the folders this session may read (the workspace and the system "
+         "folders); the user can widen the sandbox policy if it is needed";
+}
+
+bool PathGuard::Hidden(const fs::path& path) const {
+  if (!enabled_) return false;
+  std::string lexical = path.lexically_normal().string();
+  for (const auto& d : deny_)
+    if (Under(lexical, d)) return true;
+  return false;
+}
+
+ToolResult DeniedResult(const std::string& reason) {
+  ToolResult r;
+  r.text = reason;
+  r.is_error = true;
+  r.details = {{"denied", true}, {"denials", Json::array({reason})}};
+  return r;
+}
+
+}  // namespace sepp::tools

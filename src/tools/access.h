@@ -1,0 +1,41 @@
+// PathGuard: the file tools' side of the sandbox policy.
+//
+// read, write, edit, ls, find and grep run inside sepp, not in the sandbox,
+// so they check each path against the same Policy the kernel enforces on
+// bash: deny paths (secrets) are never read or listed, reads stay within the
+// read roots, writes within the write roots and outside the protected paths
+// (.git/hooks, .git/config, .sepp). Symlinks are resolved first, so a link
+// in the workspace cannot lead to ~/.ssh. With the sandbox off (policy
+// disabled), everything is allowed, as for bash.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tools/tool.h"
+
+namespace sepp::tools {
+
+class PathGuard {
+ public:
+  // Uses ctx.policy, or the default tool policy for ctx.cwd.
+  explicit PathGuard(const ToolContext& ctx);
+
+  // "" when allowed; else the reason, in plain words for the model.
+  std::string CheckRead(const std::filesystem::path& path) const;
+  std::string CheckWrite(const std::filesystem::path& path) const;
+  // For entries met while walking a tree: true if the entry lies in a deny
+  // path (lexical: walks never follow symlinks into folders).
+  bool Hidden(const std::filesystem::path& path) const;
+
+ private:
+  std::string Check(const std::filesystem::path& path, bool write) const;
+
+  bool enabled_ = true;
+  std::vector<std::string> read_roots_, write_roots_, deny_, protected_;
+};
+
+// The result a tool returns when the guard refuses (is_error, details.denied).
+ToolResult DeniedResult(const std::string& reason);
+
+}  // namespace sepp::tools
