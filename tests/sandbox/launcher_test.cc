@@ -38,9 +38,18 @@ TEST_F(SandboxTest, EchoRunsAndExitStatusComesBack) {
   EXPECT_EQ(r.output, "hello\n");
 }
 
-TEST_F(SandboxTest, StdinIsFedToTheCommand) {
+TEST_F(SandboxTest, StdinIsFedToTheCommandAndClosed) {
+  policy_.limits.timeout_s = 20;
   auto r = RunArgv({"/bin/cat"}, policy_, "from stdin");
   EXPECT_EQ(r.output, "from stdin");
+  EXPECT_FALSE(r.timed_out) << "cat must see the end of its input";
+}
+
+TEST_F(SandboxTest, OutputEndsWhenTheCommandClosesIt) {
+  policy_.limits.timeout_s = 20;
+  auto r = Sh("echo before; exec >&- 2>&-; sleep 0.2");
+  EXPECT_EQ(r.output, "before\n");
+  EXPECT_FALSE(r.timed_out);
 }
 
 TEST_F(SandboxTest, MissingCommandIs127) {
