@@ -52,7 +52,8 @@ TEST_F(SandboxCommandTest, ExitStatusOfTheCommand) {
   EXPECT_EQ(ok.status, 42);
   EXPECT_THAT(ok.output, HasSubstr("hi"));
   EXPECT_EQ(Sepp("sandbox -- no-such-command-sepp").status, 127);
-  EXPECT_EQ(Sepp("sandbox -- bash -c 'kill -TERM $$'").status, 128 + 15);
+  EXPECT_EQ(Sepp("sandbox --init -- bash -c 'kill -TERM $$'").status, 128 + 15);
+  EXPECT_EQ(Sepp("sandbox --init -- bash -c 'echo $$; exit 3'").status, 3);
 }
 
 TEST_F(SandboxCommandTest, TimeLimitIs124WithAnExplanation) {
