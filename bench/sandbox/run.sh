@@ -7,7 +7,7 @@
 #   bench/sandbox/run.sh [path/to/sepp]    (default: build/sepp)
 # Target: at most 2 ms over plain, and under a third of bubblewrap's time.
 set -eu
-SEPP=${1:-build/sepp}
+SEPP=$(realpath "${1:-build/sepp}")
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed" >&2; exit 1; }
 command -v bwrap >/dev/null || { echo "bwrap (bubblewrap) is not installed" >&2; exit 1; }
 WS=$(mktemp -d)

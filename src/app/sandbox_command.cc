@@ -44,6 +44,7 @@ int RunSandboxCommand(int argc, char** argv) {
   std::string policy_file, net, workspace;
   std::vector<std::string> allow_read, allow_write, allow_domain, pass_env;
   double timeout = 0;
+  bool init = false;
   app.add_option("--policy", policy_file, "policy file (TOML, see docs/policy.md)");
   app.add_option("--allow-read", allow_read, "also allow reading this path")->take_all();
   app.add_option("--allow-write", allow_write, "also allow writing this path")->take_all();
@@ -54,6 +55,9 @@ int RunSandboxCommand(int argc, char** argv) {
   app.add_option("--pass-env", pass_env, "pass this environment variable through")->take_all();
   app.add_option("--timeout", timeout, "wall-clock limit in seconds")->check(CLI::NonNegativeNumber);
   app.add_option("--workspace", workspace, "the workspace (default: the current folder)");
+  app.add_flag("--init", init,
+               "run a minimal init as pid 1 that reaps orphans (for long-running programs "
+               "such as other agents)");
   app.prefix_command();
   try {
     app.parse(argc, argv);
@@ -108,6 +112,7 @@ int RunSandboxCommand(int argc, char** argv) {
   spec.argv = command;
   spec.cwd = cwd;
   spec.inherit_stdio = true;
+  spec.init = init;
   std::string tail;
   auto result = sandbox::Run(
       spec, policy,

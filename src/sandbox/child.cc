@@ -96,6 +96,11 @@ void RunConfinedChild(const ChildPlan& plan) {
   if (int e = DropAllCapabilities(&step)) Die(plan, step, e);
   if (int e = InstallSeccomp(plan.seccomp)) Die(plan, "installing the seccomp filter", e);
 
+  if (!plan.use_init) {
+    // The command itself is pid 1: one process fewer, one wake-up fewer.
+    execve(plan.argv[0], plan.argv, plan.envp);
+    Die(plan, "running the command", errno);
+  }
   // Before the fork: pid 1 holds a copy of sepp's memory and environment
   // (provider keys), so nothing in the sandbox may read its /proc files.
   // (The shared mm makes pid 2 undumpable too, until its exec resets it.)
@@ -106,9 +111,12 @@ void RunConfinedChild(const ChildPlan& plan) {
     execve(plan.argv[0], plan.argv, plan.envp);
     Die(plan, "running the command", errno);
   }
-  // pid 1: the report pipe closes here, so the parent sees EOF once the
-  // command has exec'd (or its failure record).
-  close(plan.report_fd);
+  // pid 1 keeps nothing but the status pipe: the report pipe closing tells
+  // the parent the command has exec'd (or holds its failure record), and
+  // stdin, the output pipe and the rest must see EOF when the command is done
+  // with them.
+  if (plan.status_fd > 0) syscall(__NR_close_range, 0u, static_cast<unsigned>(plan.status_fd - 1), 0u);
+  syscall(__NR_close_range, static_cast<unsigned>(plan.status_fd + 1), ~0u, 0u);
   for (;;) {
     int status = 0;
     pid_t done = waitpid(-1, &status, 0);

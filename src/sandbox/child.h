@@ -23,6 +23,7 @@ struct ChildPlan {
   int sync_fd = -1;      // read end: one byte once the parent has set us up
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
   int status_fd = -1;    // write end: the command's wait status, from pid 1
+  bool use_init = false;  // see RunConfinedChild
   bool loopback = false;
   int proxy_channel = -1;  // proxy mode: where to send the listening socket
   const MountPlan* mounts = nullptr;
@@ -38,7 +39,9 @@ struct ChildFailure {
 };
 
 // The child is pid 1 of the sandbox's pid namespace. After confining itself
-// it vfork()s the command (pid 2) and stays as a minimal init: it reaps every
+// it execs the command, which is then pid 1 (the kernel kills whatever is
+// left when it exits); or, with use_init, it vfork()s the command (pid 2)
+// and stays as a minimal init: it reaps every
 // orphan (a wrapped agent as pid 1 would leave zombies that count against
 // the process limit), and when the command ends it writes the command's wait
 // status to status_fd and exits, which makes the kernel kill everything left.

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <mutex>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
@@ -107,10 +110,29 @@ std::string PidsCgroupParent() {
 
 bool ProcessLimitEnforceable() { return geteuid() != 0 || !PidsCgroupParent().empty(); }
 
+// Cgroups left by a sepp that was killed before it could remove them:
+// "sepp-<pid>-<n>" whose pid is gone (and which are empty by now, since the
+// sandbox died with that sepp). Once per process.
+void RemoveStaleCgroups(const std::string& parent) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(parent, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.rfind("sepp-", 0) != 0) continue;
+      long pid = std::strtol(name.c_str() + 5, nullptr, 10);
+      if (pid <= 0 || pid == getpid()) continue;
+      if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+      rmdir(e.path().c_str());
+    }
+  });
+}
+
 Result<std::unique_ptr<PidsCgroup>> PidsCgroup::Create(uint64_t max_pids) {
   std::string parent = PidsCgroupParent();
   if (parent.empty())
     return Error::Make("no writable pids cgroup controller", "sandbox_unavailable");
+  RemoveStaleCgroups(parent);
   static std::atomic<unsigned> counter{0};
   std::string dir = parent + "/sepp-" + std::to_string(getpid()) + "-" +
                     std::to_string(counter.fetch_add(1));

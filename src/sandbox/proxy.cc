@@ -72,7 +72,14 @@ int ConnectOut(const std::string& host, const std::string& port, bool allow_loca
     }
     fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) continue;
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) break;
+    // Bounded, so that an unreachable host cannot hold up the end of a run.
+    timeval tv{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+      timeval none{0, 0};
+      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+      break;
+    }
     *why = "cannot connect: " + ErrnoText(errno);
     close(fd);
     fd = -1;

@@ -31,6 +31,12 @@ struct RunSpec {
   // interactive program keeps its terminal); only its stderr goes through
   // on_output (so refusals can be explained). stdin_data is then ignored.
   bool inherit_stdio = false;
+  // Confined runs: a minimal init is pid 1 of the sandbox and the command
+  // pid 2. The init reaps orphans (a long-running program that does not,
+  // such as a wrapped agent, would otherwise collect zombies that count
+  // against the process limit) and gives the command normal signal
+  // behaviour. Costs one wake-up at exit; without it the command is pid 1.
+  bool init = false;
 };
 
 struct RunResult {

@@ -128,6 +128,7 @@ class Compiler {
   //   I32LoadLocalConst  a = offset, b = address local | constant << 32
   //   I32<op>L  a = local holding the right operand
   //   BrIfI32<cmp>, BrIfEqz  compare (or eqz) fused into br_if/if
+  //   BrIfI32<cmp>C  the same with an i32.const right operand, b = constant
   bool TryFuse(Op op, uint32_t a, uint64_t b, uint32_t* at) {
     uint32_t n = Here();
     if (n == 0 || label_barrier_ >= n) return false;
@@ -242,6 +243,16 @@ class Compiler {
           case Op::kI32GeU: fused = unless ? Op::kBrIfI32LtU : Op::kBrIfI32GeU; break;
           default: return false;
         }
+        if (fused != Op::kBrIf && fused != Op::kBrIfEqz && two_back && f_.code[n - 2].op == Op::kConst) {
+          // const; compare; br_if -> compare the top with an immediate. The
+          // fused branch never moves values, so b is free for the constant.
+          Instr& c = f_.code[n - 2];
+          c.op = WithConst(fused);
+          c.a = a;
+          f_.code.pop_back();
+          *at = n - 2;
+          return true;
+        }
         p.op = fused;
         p.a = a;
         p.b = b;
@@ -250,6 +261,20 @@ class Compiler {
       }
       default:
         return false;
+    }
+  }
+  static Op WithConst(Op br) {
+    switch (br) {
+      case Op::kBrIfI32LtS: return Op::kBrIfI32LtSC;
+      case Op::kBrIfI32LtU: return Op::kBrIfI32LtUC;
+      case Op::kBrIfI32Ne: return Op::kBrIfI32NeC;
+      case Op::kBrIfI32Eq: return Op::kBrIfI32EqC;
+      case Op::kBrIfI32GeU: return Op::kBrIfI32GeUC;
+      case Op::kBrIfI32GeS: return Op::kBrIfI32GeSC;
+      case Op::kBrIfI32GtS: return Op::kBrIfI32GtSC;
+      case Op::kBrIfI32GtU: return Op::kBrIfI32GtUC;
+      case Op::kBrIfI32LeS: return Op::kBrIfI32LeSC;
+      default: return Op::kBrIfI32LeUC;
     }
   }
   uint32_t Here() const { return static_cast<uint32_t>(f_.code.size()); }
@@ -283,6 +308,9 @@ class Compiler {
         case Op::kBrIfEqz: case Op::kBrIfI32LtS: case Op::kBrIfI32LtU: case Op::kBrIfI32Ne:
         case Op::kBrIfI32Eq: case Op::kBrIfI32GeU: case Op::kBrIfI32GeS: case Op::kBrIfI32GtS:
         case Op::kBrIfI32GtU: case Op::kBrIfI32LeS: case Op::kBrIfI32LeU:
+        case Op::kBrIfI32LtSC: case Op::kBrIfI32LtUC: case Op::kBrIfI32NeC: case Op::kBrIfI32EqC:
+        case Op::kBrIfI32GeUC: case Op::kBrIfI32GeSC: case Op::kBrIfI32GtSC: case Op::kBrIfI32GtUC:
+        case Op::kBrIfI32LeSC: case Op::kBrIfI32LeUC:
           code[i].a = static_cast<uint32_t>(static_cast<int32_t>(code[i].a) - static_cast<int32_t>(i));
           break;
         case Op::kBrTable: {

@@ -713,6 +713,27 @@ L_BrIfEqz:
   BRIF_CMP(BrIfI32LeS, int32_t, <=)
   BRIF_CMP(BrIfI32LeU, uint32_t, <=)
 #undef BRIF_CMP
+#define BRIF_CMPC(name, T, OP)                                        \
+  L_##name : {                                                        \
+    T a = static_cast<T>(sp[-1]), b = static_cast<T>(ip->b);          \
+    --sp;                                                             \
+    if (a OP b) {                                                     \
+      ip += static_cast<int32_t>(ip->a);                              \
+      DISPATCH();                                                     \
+    }                                                                 \
+    NEXT();                                                           \
+  }
+  BRIF_CMPC(BrIfI32LtSC, int32_t, <)
+  BRIF_CMPC(BrIfI32LtUC, uint32_t, <)
+  BRIF_CMPC(BrIfI32NeC, uint32_t, !=)
+  BRIF_CMPC(BrIfI32EqC, uint32_t, ==)
+  BRIF_CMPC(BrIfI32GeUC, uint32_t, >=)
+  BRIF_CMPC(BrIfI32GeSC, int32_t, >=)
+  BRIF_CMPC(BrIfI32GtSC, int32_t, >)
+  BRIF_CMPC(BrIfI32GtUC, uint32_t, >)
+  BRIF_CMPC(BrIfI32LeSC, int32_t, <=)
+  BRIF_CMPC(BrIfI32LeUC, uint32_t, <=)
+#undef BRIF_CMPC
 #define BIN_L(name, EXPR)                                   \
   L_##name : {                                              \
     uint32_t x = static_cast<uint32_t>(sp[-1]);             \

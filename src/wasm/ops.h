@@ -67,7 +67,9 @@ namespace sepp::wasm {
   X(BrIfI32LeS) X(BrIfI32LeU) X(LocalTeeDrop) X(I64AddLL) X(CopySlot)                   \
   X(I32AddL) X(I32SubL) X(I32AndL) X(I32OrL) X(I32XorL) X(I32MulL)              \
   X(I32SubConst) X(I32OrConst) X(I32XorConst) X(I32MulConst) X(I32ShrSConst)    \
-  X(I32RotlConst) X(I32RotrConst) X(I32LoadLocalConst)
+  X(I32RotlConst) X(I32RotrConst) X(I32LoadLocalConst)                          \
+  X(BrIfI32LtSC) X(BrIfI32LtUC) X(BrIfI32NeC) X(BrIfI32EqC) X(BrIfI32GeUC)      \
+  X(BrIfI32GeSC) X(BrIfI32GtSC) X(BrIfI32GtUC) X(BrIfI32LeSC) X(BrIfI32LeUC)
 
 enum class Op : uint16_t {
 #define SEPP_WASM_ENUM(name) k##name,

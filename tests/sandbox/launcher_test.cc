@@ -38,9 +38,18 @@ TEST_F(SandboxTest, EchoRunsAndExitStatusComesBack) {
   EXPECT_EQ(r.output, "hello\n");
 }
 
-TEST_F(SandboxTest, StdinIsFedToTheCommand) {
+TEST_F(SandboxTest, StdinIsFedToTheCommandAndClosed) {
+  policy_.limits.timeout_s = 20;
   auto r = RunArgv({"/bin/cat"}, policy_, "from stdin");
   EXPECT_EQ(r.output, "from stdin");
+  EXPECT_FALSE(r.timed_out) << "cat must see the end of its input";
+}
+
+TEST_F(SandboxTest, OutputEndsWhenTheCommandClosesIt) {
+  policy_.limits.timeout_s = 20;
+  auto r = Sh("echo before; exec >&- 2>&-; sleep 0.2");
+  EXPECT_EQ(r.output, "before\n");
+  EXPECT_FALSE(r.timed_out);
 }
 
 TEST_F(SandboxTest, MissingCommandIs127) {
@@ -425,6 +434,7 @@ TEST_F(SandboxTest, CommandStartsWithDefaultSignals) {
 }
 
 TEST_F(SandboxTest, InitReapsOrphansAndKeepsSeppsMemoryPrivate) {
+  use_init_ = true;
   setenv("OPENAI_API_KEY", "sk-test-INITSECRET-123", 1);
   auto r = Sh("echo pid=$$; cat /proc/1/environ; head -c 10 /proc/1/mem;"
               "for i in $(seq 30); do (sleep 0.05 &); done; sleep 0.5;"
@@ -436,9 +446,18 @@ TEST_F(SandboxTest, InitReapsOrphansAndKeepsSeppsMemoryPrivate) {
 }
 
 TEST_F(SandboxTest, ExitStatusAndSignalOfTheCommandComeBack) {
-  EXPECT_EQ(Sh("exit 42").exit_code, 42);
+  for (bool init : {false, true}) {
+    use_init_ = init;
+    EXPECT_EQ(Sh("exit 42").exit_code, 42) << init;
+    EXPECT_EQ(Sh("echo $$").output, init ? "2\n" : "1\n");
+    EXPECT_EQ(Sh("echo in | cat").output, "in\n");
+  }
+  use_init_ = true;  // as pid 1 the command would ignore its own signal
   auto killed = Sh("kill -SEGV $$");
   EXPECT_EQ(killed.term_signal, SIGSEGV);
+  auto in = RunArgv({"/bin/cat"}, policy_, "with init");
+  EXPECT_EQ(in.output, "with init");
+  EXPECT_FALSE(in.timed_out);
 }
 
 TEST_F(SandboxTest, DisabledPolicyRunsUnconfined) {

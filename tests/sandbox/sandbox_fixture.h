@@ -72,6 +72,7 @@ class SandboxTest : public ::testing::Test {
     spec.argv = argv;
     spec.cwd = ws_;
     spec.stdin_data = stdin_data;
+    spec.init = use_init_;
     Outcome o;
     auto r = sandbox::Run(spec, policy, [&](std::string_view s) { o.output.append(s); }, nullptr);
     if (!r.ok()) {
@@ -97,6 +98,7 @@ class SandboxTest : public ::testing::Test {
   std::filesystem::path root_, home_, ws_;
   std::string old_home_;
   Policy policy_;
+  bool use_init_ = false;
 };
 
 }  // namespace sepp::sandbox

@@ -1,0 +1,104 @@
+// `sepp sandbox` and `sepp doctor` end to end, through the built binary
+// (SEPP_BINARY_DIR/sepp; CI builds every target before running ctest).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct Ran {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+class SandboxCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sepp_ = fs::path(SEPP_BINARY_DIR) / "sepp";
+    if (!fs::exists(sepp_)) GTEST_SKIP() << "the sepp binary is not built (" << sepp_ << ")";
+    char tmpl[] = "/tmp/sepp-cmd-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    ws_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!ws_.empty()) fs::remove_all(ws_, ec);
+  }
+  Ran Sepp(const std::string& args) {
+    std::string cmd = "cd '" + ws_.string() + "' && '" + sepp_.string() + "' " + args + " 2>&1 </dev/null";
+    Ran r;
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+  }
+  fs::path sepp_, ws_;
+};
+
+TEST_F(SandboxCommandTest, ExitStatusOfTheCommand) {
+  auto ok = Sepp("sandbox -- bash -c 'echo hi; exit 42'");
+  EXPECT_EQ(ok.status, 42);
+  EXPECT_THAT(ok.output, HasSubstr("hi"));
+  EXPECT_EQ(Sepp("sandbox -- no-such-command-sepp").status, 127);
+  EXPECT_EQ(Sepp("sandbox --init -- bash -c 'kill -TERM $$'").status, 128 + 15);
+  EXPECT_EQ(Sepp("sandbox --init -- bash -c 'echo $$; exit 3'").status, 3);
+}
+
+TEST_F(SandboxCommandTest, TimeLimitIs124WithAnExplanation) {
+  auto r = Sepp("sandbox --timeout 0.5 -- sleep 30");
+  EXPECT_EQ(r.status, 124);
+  EXPECT_THAT(r.output, HasSubstr("sepp sandbox: the command was stopped"));
+}
+
+TEST_F(SandboxCommandTest, RefusalsAre125AndBadPoliciesNameTheLine) {
+  std::ofstream(ws_ / "bad.toml") << "[network]\nmode = \"sometimes\"\n";
+  auto r = Sepp("sandbox --policy bad.toml -- true");
+  EXPECT_EQ(r.status, 125);
+  EXPECT_THAT(r.output, HasSubstr("bad.toml:2: network.mode"));
+  EXPECT_EQ(Sepp("sandbox --net sometimes -- true").status != 0, true);
+}
+
+TEST_F(SandboxCommandTest, DenialsAreExplainedOnStderr) {
+  auto r = Sepp("sandbox -- bash -c 'exec 3<>/dev/tcp/127.0.0.1/80'");
+  EXPECT_NE(r.status, 0);
+  EXPECT_THAT(r.output, HasSubstr("sepp sandbox: network access is off for this command"));
+  auto w = Sepp("sandbox -- bash -c 'echo x > /etc/sepp-cmd-test'");
+  EXPECT_THAT(w.output, HasSubstr("sepp sandbox: writing /etc/sepp-cmd-test is not allowed"));
+  EXPECT_FALSE(fs::exists("/etc/sepp-cmd-test"));
+}
+
+TEST_F(SandboxCommandTest, FlagsWidenThePolicy) {
+  fs::path extra = ws_.string() + "-extra";
+  fs::create_directories(extra);
+  auto denied = Sepp("sandbox -- bash -c 'echo x > " + extra.string() + "/f'");
+  EXPECT_FALSE(fs::exists(extra / "f"));
+  auto allowed = Sepp("sandbox --allow-write " + extra.string() + " -- bash -c 'echo x > " +
+                      extra.string() + "/f'");
+  EXPECT_EQ(allowed.status, 0) << allowed.output;
+  EXPECT_TRUE(fs::exists(extra / "f"));
+  fs::remove_all(extra);
+}
+
+TEST_F(SandboxCommandTest, DoctorReportsAWorkingSandbox) {
+  auto r = Sepp("doctor --json");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"sandbox_works\": true"));
+  EXPECT_THAT(r.output, HasSubstr("\"landlock_abi\""));
+  auto text = Sepp("doctor");
+  EXPECT_THAT(text.output, HasSubstr("Landlock"));
+  EXPECT_THAT(text.output, HasSubstr("confined test run   ok"));
+}
+
+}  // namespace
