@@ -398,6 +398,40 @@ TEST_P(E2E, SubagentWorksInItsOwnContextAndSession) {
   EXPECT_EQ(children, 1);
 }
 
+TEST_P(E2E, CommandsStartWithDefaultSignalsEvenThoughSeppBlocksThem) {
+  // sepp blocks SIGINT/SIGTERM in its own threads and ignores SIGPIPE; a
+  // command must not inherit that (`timeout`, `yes | head` would break).
+  auto r = Sepp({"-p", "go"}, {{{"tool_calls", {Bash("grep -E 'SigBlk|SigIgn' /proc/self/status; yes | head -2")}}},
+                               {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_NE(results[0].text.find("SigBlk:\t0000000000000000"), std::string::npos) << results[0].text;
+  EXPECT_NE(results[0].text.find("SigIgn:\t0000000000000000"), std::string::npos) << results[0].text;
+  EXPECT_EQ(results[0].text.find("Broken pipe"), std::string::npos) << results[0].text;
+}
+
+TEST_P(E2E, SecretsAreDeniedToEveryToolAndEachDenialIsRecorded) {
+  fs::create_directories(home_ / ".ssh");
+  std::ofstream(home_ / ".ssh" / "id_rsa") << "BEGIN PRIVATE KEY sekrit";
+  auto r = Sepp({"-p", "go", "--output", "json"},
+                {{{"tool_calls", {ToolCall("read", {{"path", (home_ / ".ssh/id_rsa").string()}}),
+                                  Bash("cat ~/.ssh/id_rsa")}}},
+                 {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto results = ToolResults(Requests().back());
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& res : results) EXPECT_EQ(res.text.find("sekrit"), std::string::npos) << res.text;
+  EXPECT_NE(results[0].text.find("denied"), std::string::npos) << results[0].text;
+  std::string id = ParseJson(r.out).value()["session_id"];
+  int denials = 0;
+  for (const auto& e : fs::recursive_directory_iterator(home_ / ".sepp"))
+    if (e.path().filename().string().find(id) != std::string::npos)
+      for (const auto& line : SplitLines(ReadFile(e.path()).value()))
+        denials += line.find("\"type\":\"denial\"") != std::string::npos;
+  EXPECT_GE(denials, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Apis, E2E, ::testing::Values("anthropic", "openai", "openai-responses"),
                          [](const auto& info) {
                            std::string n = info.param;
