@@ -1,8 +1,8 @@
 #include "app/settings.h"
 
-#include <toml++/toml.h>
-
+#include "base/file.h"
 #include "base/paths.h"
+#include "base/toml.h"
 
 namespace sepp::app {
 namespace {
@@ -10,14 +10,11 @@ namespace {
 Status Apply(const std::filesystem::path& file, Settings& s) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return Ok();
-  toml::table t;
-  try {
-    t = toml::parse_file(file.string());
-  } catch (const toml::parse_error& e) {
-    return Error::Make(file.string() + ":" + std::to_string(e.source().begin.line) + ": " +
-                           std::string(e.description()),
-                       "usage");
-  }
+  auto text = ReadFile(file);
+  if (!text.ok()) return Error::Make("cannot read " + file.string() + ": " + text.error().message, "usage");
+  auto parsed = ParseToml(*text, file.string());
+  if (!parsed.ok()) return Error::Make(parsed.error().message, "usage");
+  toml::table& t = *parsed;
   if (auto node = t["session"]["store"]) {
     auto name = node.value<std::string>();
     auto line = node.node()->source().begin.line;

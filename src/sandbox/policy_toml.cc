@@ -10,6 +10,7 @@
 
 #include "base/file.h"
 #include "base/paths.h"
+#include "base/toml.h"
 #include "sandbox/defaults.h"
 
 namespace sepp::sandbox {
@@ -233,33 +234,6 @@ Result<Policy> Build(const Ctx& c, const toml::table& root) {
   return p;
 }
 
-// toml++ 3.3 asserts (and in release builds assumes) that a table header's
-// '[' is followed by a key; "[[[" breaks that. Reject such lines first.
-// Policies need neither nested arrays nor multi-line strings at the start of
-// a line, so checking every line that starts with '[' is safe.
-Status CheckHeaders(const Ctx& c, std::string_view text) {
-  size_t line_no = 1, start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    size_t i = line.find_first_not_of(" \t");
-    if (i != std::string_view::npos && line[i] == '[') {
-      ++i;
-      if (i < line.size() && line[i] == '[') ++i;
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      unsigned char ch = i < line.size() ? static_cast<unsigned char>(line[i]) : 0;
-      if (!(std::isalnum(ch) || ch == '_' || ch == '-' || ch == '"' || ch == '\''))
-        return Error::Make(c.source + ":" + std::to_string(line_no) +
-                               ": malformed table header (expected [name])",
-                           "policy");
-    }
-    start = end + 1;
-    ++line_no;
-  }
-  return Ok();
-}
-
 }  // namespace
 
 Result<double> ParseDuration(std::string_view text) {
@@ -307,14 +281,10 @@ Result<uint64_t> ParseSize(std::string_view text) {
 Result<Policy> ParsePolicyToml(std::string_view text, const std::string& source_name,
                                const fs::path& workspace) {
   Ctx c{source_name, workspace};
-  if (auto s = CheckHeaders(c, text); !s.ok()) return s.error();
+  auto root = ParseToml(text, source_name);
+  if (!root.ok()) return Error::Make(root.error().message, "policy");
   try {
-    toml::table root = toml::parse(text, source_name);
-    return Build(c, root);
-  } catch (const toml::parse_error& e) {
-    return Error::Make(source_name + ":" + std::to_string(e.source().begin.line) + ": " +
-                           std::string(e.description()),
-                       "policy");
+    return Build(c, *root);
   } catch (const std::exception& e) {
     return Error::Make(source_name + ": " + e.what(), "policy");
   }
