@@ -475,6 +475,30 @@ TEST_P(E2EErrors, UsageErrorsExitWithTwo) {
   EXPECT_NE(r2.err.find("-p"), std::string::npos);
 }
 
+TEST_P(E2EErrors, BadSettingsNameTheFileAndLine) {
+  fs::create_directories(ws_ / ".sepp");
+  std::ofstream(ws_ / ".sepp" / "settings.toml") << "[session]\nstore = \"postgres\"\n";
+  auto r = Sepp({"-p", "hi"}, {{{"text", "never"}}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("settings.toml:2: session.store"), std::string::npos) << r.err;
+  std::ofstream(ws_ / ".sepp" / "settings.toml") << "[[[\n";
+  r = Sepp({"-p", "hi"}, {{{"text", "never"}}});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("settings.toml:1:"), std::string::npos) << r.err;
+  EXPECT_TRUE(Requests().empty());
+}
+
+TEST_P(E2EErrors, SqliteStoreFromSettingsKeepsSessions) {
+  fs::create_directories(home_ / ".sepp");
+  std::ofstream(home_ / ".sepp" / "settings.toml") << "[session]\nstore = \"sqlite\"\n";
+  ASSERT_EQ(Sepp({"-p", "first prompt"}, {{{"text", "first answer"}}}).exit_code, 0);
+  fp_.Reset();
+  auto r = Sepp({"-c", "-p", "second"}, {{{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(Requests()[0].body.dump().find("first answer"), std::string::npos);
+  EXPECT_TRUE(fs::exists(home_ / ".sepp" / "sessions" / "sessions.db"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Anthropic, E2EErrors, ::testing::Values("anthropic"));
 
 }  // namespace
