@@ -90,6 +90,14 @@ int RunAgentCommand(int argc, char** argv) {
   Options o;
   CLI::App cli{"sepp: a sandboxed coding agent", "sepp"};
   cli.set_version_flag("-V,--version", std::string("sepp ") + SEPP_VERSION);
+  cli.footer(
+      "\nOther commands (each has --help):\n"
+      "  sepp sandbox [options] -- CMD ARGS...   run any command confined by the kernel sandbox\n"
+      "  sepp doctor                             what this machine's kernel supports\n"
+      "  sepp sessions list|show|tree|export|rm  sessions of this folder (see docs/sessions.md)\n"
+      "  sepp wasm run|validate|spec             the WebAssembly engine\n"
+      "\nEnvironment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ANTHROPIC_BASE_URL, OPENAI_BASE_URL,\n"
+      "SEPP_PROVIDER, SEPP_MODEL, SEPP_HOME (default ~/.sepp), SEPP_LOG.");
   auto* print = cli.add_option("-p,--print", o.prompt,
                                "one-shot: run this task, stream the answer to stdout, exit");
   cli.add_option("--provider", o.provider, "anthropic | openai | openai-responses | local")
