@@ -11,11 +11,13 @@
 namespace sepp::sandbox {
 
 int DropAllCapabilities(const char** step) {
+  // Capabilities are numbered 0..CAP_LAST_CAP without gaps, so the first
+  // EINVAL (not a capability of this kernel) ends the list.
   for (int cap = 0; cap <= 63; ++cap) {
-    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
-      *step = "dropping the capability bounding set";
-      return errno;
-    }
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
+    if (errno == EINVAL && cap > 0) break;
+    *step = "dropping the capability bounding set";
+    return errno;
   }
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
     *step = "clearing ambient capabilities";
