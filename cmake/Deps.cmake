@@ -1,7 +1,6 @@
 # Third-party libraries, all from Debian bookworm, linked from their static
 # archives so that the sepp binary can be fully static (docs/design.md §2).
 find_package(Threads REQUIRED)
-find_package(Boost 1.74 REQUIRED)          # header-only Asio/Beast
 set(OPENSSL_USE_STATIC_LIBS TRUE)
 find_package(OpenSSL REQUIRED)
 find_package(nlohmann_json 3.11 REQUIRED)
