@@ -4,10 +4,12 @@
 # namespaces, read-only system, writable workspace, fresh /proc, minimal
 # /dev, private /tmp), in one hyperfine run.
 #
-#   bench/sandbox/run.sh [path/to/sepp]    (default: build/sepp)
+#   bench/sandbox/run.sh [path/to/sepp] [path/to/older/sepp]   (default: build/sepp)
+# With a second binary, its rows come too (before/after in the same run).
 # Target: at most 2 ms over plain, and under a third of bubblewrap's time.
 set -eu
 SEPP=$(realpath "${1:-build/sepp}")
+OLD=${2:+$(realpath "$2")}
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed" >&2; exit 1; }
 command -v bwrap >/dev/null || { echo "bwrap (bubblewrap) is not installed" >&2; exit 1; }
 WS=$(mktemp -d)
@@ -22,4 +24,6 @@ hyperfine -N --warmup 20 --runs ${RUNS:-300} --export-markdown "${OUT:-/dev/stdo
   -n 'bwrap true' "$BWRAP true" \
   -n 'plain bash echo' "bash -c 'echo hi'" \
   -n 'sepp sandbox bash echo' "$SEPP sandbox -- bash -c 'echo hi'" \
-  -n 'bwrap bash echo' "$BWRAP bash -c 'echo hi'"
+  -n 'bwrap bash echo' "$BWRAP bash -c 'echo hi'" \
+  ${OLD:+-n 'older sepp sandbox true' "$OLD sandbox -- true"} \
+  ${OLD:+-n 'older sepp sandbox bash echo' "$OLD sandbox -- bash -c 'echo hi'"}
