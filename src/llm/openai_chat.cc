@@ -33,28 +33,20 @@ using wire::Str;
 
 constexpr std::string_view kApi = "OpenAI chat completions";
 
-std::string JoinedText(const Message& m) {
-  std::string out;
-  for (const auto& b : m.content) {
-    if (b.kind == ContentBlock::Kind::kText) out += b.text;
-  }
-  return out;
-}
-
 Json ChatMessages(const Request& r) {
   Json out = Json::array();
   if (!r.system.empty()) out.push_back({{"role", "system"}, {"content", r.system}});
   for (const auto& m : wire::NormalizeConversation(r.messages)) {
     switch (m.role) {
       case Role::kUser:
-        out.push_back({{"role", "user"}, {"content", JoinedText(m)}});
+        out.push_back({{"role", "user"}, {"content", m.Text()}});
         break;
       case Role::kToolResult:
         out.push_back(
-            {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", JoinedText(m)}});
+            {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.Text()}});
         break;
       case Role::kAssistant: {
-        std::string text = JoinedText(m);
+        std::string text = m.Text();
         Json calls = Json::array();
         for (const auto* c : m.ToolCalls()) {
           calls.push_back({{"id", c->id},

@@ -35,14 +35,6 @@ using wire::Str;
 
 constexpr std::string_view kApi = "OpenAI Responses";
 
-std::string JoinedText(const Message& m) {
-  std::string out;
-  for (const auto& b : m.content) {
-    if (b.kind == ContentBlock::Kind::kText) out += b.text;
-  }
-  return out;
-}
-
 bool IsOurReasoning(const ContentBlock& b) {
   return b.kind == ContentBlock::Kind::kThinking && b.signature.rfind(kReasoningTag, 0) == 0;
 }
@@ -375,14 +367,14 @@ Json BuildRequest(const Request& request) {
       case Role::kUser:
         input.push_back({{"type", "message"},
                          {"role", "user"},
-                         {"content", Json::array({{{"type", "input_text"}, {"text", JoinedText(m)}}})}});
+                         {"content", Json::array({{{"type", "input_text"}, {"text", m.Text()}}})}});
         break;
       case Role::kAssistant:
         AppendAssistant(m, &input);
         break;
       case Role::kToolResult:
         input.push_back(
-            {{"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", JoinedText(m)}});
+            {{"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", m.Text()}});
         break;
     }
   }

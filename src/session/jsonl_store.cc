@@ -37,7 +37,6 @@
 
 #include "base/clock.h"
 #include "base/fd.h"
-#include "base/ids.h"
 #include "base/log.h"
 #include "base/strings.h"
 #include "session/entry_codec.h"
@@ -112,13 +111,7 @@ class JsonlStore : public Store {
   std::string location() const override { return root_.string(); }
 
   Result<std::unique_ptr<Session>> Create(const NewSession& fields) override {
-    SessionHeader h;
-    h.id = NewId();
-    h.cwd = fields.cwd;
-    h.created = Iso8601(NowMs());
-    h.parent_session = fields.parent_session;
-    h.provider = fields.provider;
-    h.model = fields.model;
+    SessionHeader h = NewHeader(fields);
     // A fresh id cannot exist yet: skip the scan of every folder.
     return Write(std::move(h), {}, /*check_exists=*/false);
   }

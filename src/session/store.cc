@@ -28,19 +28,24 @@ Result<std::unique_ptr<Store>> OpenStore(StoreKind kind, const std::filesystem::
   return OpenJsonlStore(root);
 }
 
+SessionHeader NewHeader(const NewSession& fields) {
+  SessionHeader h;
+  h.id = NewId();
+  h.cwd = fields.cwd;
+  h.created = Iso8601(NowMs());
+  h.parent_session = fields.parent_session;
+  h.provider = fields.provider;
+  h.model = fields.model;
+  return h;
+}
+
 Result<std::unique_ptr<Session>> Store::Fork(const Session& from, std::string_view entry_id) {
   std::vector<const Entry*> path = from.Path(entry_id);
   if (entry_id.empty() || path.empty())
     return Error::Make("session " + from.id() + " has no entry " + std::string(entry_id),
                        "not_found");
-  SessionHeader h;
-  h.id = NewId();
-  h.cwd = from.header().cwd;
-  h.created = Iso8601(NowMs());
-  h.parent_session = from.id();
-  h.provider = from.header().provider;
-  h.model = from.header().model;
-  h.data = Json::object();
+  SessionHeader h =
+      NewHeader({from.header().cwd, from.header().provider, from.header().model, from.id()});
   h.data["forked_from_entry"] = std::string(entry_id);
   std::vector<Entry> entries;
   entries.reserve(path.size());

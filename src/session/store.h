@@ -52,6 +52,9 @@ struct NewSession {
   std::string parent_session;  // for sub-agent sessions
 };
 
+// The header of a new session: a fresh id, created now, and the fields.
+SessionHeader NewHeader(const NewSession& fields);
+
 // One row of `sepp sessions list`.
 struct SessionSummary {
   std::string id;
