@@ -35,7 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/clock.h"
 #include "base/fd.h"
 #include "base/log.h"
 #include "base/strings.h"
