@@ -169,26 +169,13 @@ Result<ContentBlock> BlockFromJson(const Json& cb) {
 
 class Decoder : public wire::StreamDecoder {
  public:
-  Decoder(const StreamSink* sink, Endpoint ep) : sink_(sink), ep_(std::move(ep)) {
-    message_.role = Role::kAssistant;
-    message_.model = ep_.model;
-  }
+  Decoder(const StreamSink* sink, Endpoint ep) : StreamDecoder(kApi, sink, std::move(ep)) {}
 
-  Status OnEvent(const net::SseEvent& event) override {
-    try {
-      return Handle(event);
-    } catch (const std::exception& e) {
-      return wire::Protocol(kApi, std::string("malformed event: ") + e.what());
-    }
-  }
-
-  bool done() const override { return done_; }
 
   Result<Message> Finish() override {
     // A stream cut after message_delta lost nothing but message_stop.
     if (!done_ && !saw_stop_reason_) {
-      return Error::Make("the stream from " + ep_.host + " ended before the response was complete",
-                         "server");
+      return Incomplete();
     }
     for (auto& [index, open] : open_) CloseBlock(open);
     open_.clear();
@@ -202,7 +189,7 @@ class Decoder : public wire::StreamDecoder {
     bool has_partial = false;
   };
 
-  Status Handle(const net::SseEvent& event) {
+  Status Handle(const net::SseEvent& event) override {
     if (event.data.empty() && event.event == "ping") return Ok();
     auto parsed = ParseJson(event.data);
     if (!parsed) return wire::Protocol(kApi, "an event whose data is not JSON");
@@ -331,13 +318,9 @@ class Decoder : public wire::StreamDecoder {
     if (sink_ && sink_->on_tool_call) sink_->on_tool_call(b);
   }
 
-  const StreamSink* sink_;
-  Endpoint ep_;
-  Message message_;
   std::map<int64_t, Open> open_;
   bool started_ = false;
   bool saw_stop_reason_ = false;
-  bool done_ = false;
 };
 
 }  // namespace

@@ -106,25 +106,12 @@ std::string ReasoningText(const Json& obj) {
 
 class Decoder : public wire::StreamDecoder {
  public:
-  Decoder(const StreamSink* sink, Endpoint ep) : sink_(sink), ep_(std::move(ep)) {
-    message_.role = Role::kAssistant;
-    message_.model = ep_.model;
-  }
+  Decoder(const StreamSink* sink, Endpoint ep) : StreamDecoder(kApi, sink, std::move(ep)) {}
 
-  Status OnEvent(const net::SseEvent& event) override {
-    try {
-      return Handle(event);
-    } catch (const std::exception& e) {
-      return wire::Protocol(kApi, std::string("malformed chunk: ") + e.what());
-    }
-  }
-
-  bool done() const override { return done_; }
 
   Result<Message> Finish() override {
     if (!done_ && !finish_seen_) {
-      return Error::Make("the stream from " + ep_.host + " ended before the response was complete",
-                         "server");
+      return Incomplete();
     }
     if (auto s = CloseCalls(); !s) return s.error();
     message_.stop_reason = MapFinish(finish_reason_, !message_.ToolCalls().empty(), &message_.error);
@@ -137,7 +124,7 @@ class Decoder : public wire::StreamDecoder {
     std::string arguments;
   };
 
-  Status Handle(const net::SseEvent& event) {
+  Status Handle(const net::SseEvent& event) override {
     std::string_view data = event.data;
     if (data == "[DONE]") {
       done_ = true;
@@ -264,9 +251,6 @@ class Decoder : public wire::StreamDecoder {
     return message_.content[**pos];
   }
 
-  const StreamSink* sink_;
-  Endpoint ep_;
-  Message message_;
   std::optional<size_t> text_pos_, thinking_pos_;
   std::map<int64_t, Call> calls_;
   std::vector<int64_t> order_;
@@ -274,7 +258,6 @@ class Decoder : public wire::StreamDecoder {
   bool calls_closed_ = false;
   std::string finish_reason_;
   bool finish_seen_ = false;
-  bool done_ = false;
 };
 
 }  // namespace

@@ -157,25 +157,12 @@ Result<bool> ItemToBlock(const Json& item, ContentBlock* out) {
 
 class Decoder : public wire::StreamDecoder {
  public:
-  Decoder(const StreamSink* sink, Endpoint ep) : sink_(sink), ep_(std::move(ep)) {
-    message_.role = Role::kAssistant;
-    message_.model = ep_.model;
-  }
+  Decoder(const StreamSink* sink, Endpoint ep) : StreamDecoder(kApi, sink, std::move(ep)) {}
 
-  Status OnEvent(const net::SseEvent& event) override {
-    try {
-      return Handle(event);
-    } catch (const std::exception& e) {
-      return wire::Protocol(kApi, std::string("malformed event: ") + e.what());
-    }
-  }
-
-  bool done() const override { return done_; }
 
   Result<Message> Finish() override {
     if (!done_) {
-      return Error::Make("the stream from " + ep_.host + " ended before the response was complete",
-                         "server");
+      return Incomplete();
     }
     for (auto& [index, item] : items_) {
       if (auto s = Close(item, nullptr); !s) return s.error();
@@ -201,7 +188,7 @@ class Decoder : public wire::StreamDecoder {
     bool closed = false;
   };
 
-  Status Handle(const net::SseEvent& event) {
+  Status Handle(const net::SseEvent& event) override {
     if (event.data.empty() || event.data == "[DONE]") return Ok();
     auto parsed = ParseJson(event.data);
     if (!parsed) return wire::Protocol(kApi, "an event whose data is not JSON");
@@ -348,11 +335,7 @@ class Decoder : public wire::StreamDecoder {
     return Ok();
   }
 
-  const StreamSink* sink_;
-  Endpoint ep_;
-  Message message_;
   std::map<int64_t, Item> items_;
-  bool done_ = false;
 };
 
 }  // namespace

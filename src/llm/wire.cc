@@ -96,4 +96,23 @@ std::string ArgumentsText(const ContentBlock& call) {
   return DumpJson(call.arguments);
 }
 
+StreamDecoder::StreamDecoder(std::string_view api, const StreamSink* sink, Endpoint ep)
+    : sink_(sink), ep_(std::move(ep)), api_(api) {
+  message_.role = Role::kAssistant;
+  message_.model = ep_.model;
+}
+
+Status StreamDecoder::OnEvent(const net::SseEvent& event) {
+  try {
+    return Handle(event);
+  } catch (const std::exception& e) {
+    return Protocol(api_, std::string("malformed event: ") + e.what());
+  }
+}
+
+Error StreamDecoder::Incomplete() const {
+  return Error::Make("the stream from " + ep_.host + " ended before the response was complete",
+                     "server");
+}
+
 }  // namespace sepp::llm::wire

@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "base/result.h"
+#include "llm/errors.h"
 #include "llm/message.h"
 #include "llm/provider.h"
 #include "net/sse.h"
@@ -47,14 +48,33 @@ std::vector<Message> NormalizeConversation(const std::vector<Message>& messages)
 // Decodes one streamed response. Fed SSE events in order; on_text,
 // on_thinking and on_tool_call of the sink are called as pieces complete.
 // After an Error from OnEvent the decoder must not be fed again.
+// The shared half of the three APIs' stream decoders: the message being
+// built, where its pieces go, and an OnEvent that never throws.
 class StreamDecoder {
  public:
+  // api names the API in error messages; it must outlive the decoder.
+  StreamDecoder(std::string_view api, const StreamSink* sink, Endpoint ep);
   virtual ~StreamDecoder() = default;
-  virtual Status OnEvent(const net::SseEvent& event) = 0;
+  // Feeds one event. An event the decoder cannot read (wrong types, missing
+  // fields) is an Error of kind "protocol", never an exception.
+  Status OnEvent(const net::SseEvent& event);
   // True once the API's terminal event arrived.
-  virtual bool done() const = 0;
+  bool done() const { return done_; }
   // At end of stream: the message, or an Error if the stream was incomplete.
   virtual Result<Message> Finish() = 0;
+
+ protected:
+  virtual Status Handle(const net::SseEvent& event) = 0;
+  // The error for a stream that ended before it was complete.
+  Error Incomplete() const;
+
+  const StreamSink* sink_;
+  Endpoint ep_;
+  Message message_;
+  bool done_ = false;
+
+ private:
+  std::string_view api_;
 };
 
 }  // namespace sepp::llm::wire
