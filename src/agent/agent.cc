@@ -264,7 +264,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
       e.text = Redact(chunk);
       Emit(e);
     };
-    result = tool->Run(call.arguments, ctx);
+    result = tools::RunTool(*tool, call.arguments, ctx);
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
   }
   // Secrets never enter the context, even if a tool printed one.

@@ -79,16 +79,8 @@ class BashTool : public Tool {
     return SummaryLine("bash", FirstLine(StringOr(args, "command"), 60));
   }
 
-  ToolResult Run(const Json& args, ToolContext& ctx) override {
-    try {
-      return RunChecked(args, ctx);
-    } catch (const std::exception& e) {
-      return ErrorResult(std::string("bash failed: ") + e.what());
-    }
-  }
-
  private:
-  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto command = RequiredString(args, "command");
     if (!command) return ErrorResult(command.error().message);

@@ -177,14 +177,6 @@ class EditTool : public Tool {
     return SummaryLine("edit", StringOr(args, "path"));
   }
 
-  ToolResult Run(const Json& args, ToolContext& ctx) override {
-    try {
-      return RunChecked(args, ctx);
-    } catch (const std::exception& e) {
-      return ErrorResult(std::string("edit failed: ") + e.what());
-    }
-  }
-
  private:
   static Result<std::vector<Edit>> ParseEdits(const Json& args) {
     bool has_single = args.is_object() && (args.contains("old_string") || args.contains("new_string"));
@@ -219,7 +211,7 @@ class EditTool : public Tool {
     return edits;
   }
 
-  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto path_arg = RequiredPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);

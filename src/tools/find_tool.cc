@@ -48,16 +48,8 @@ class FindTool : public Tool {
     return path.empty() ? s : s + " in " + path;
   }
 
-  ToolResult Run(const Json& args, ToolContext& ctx) override {
-    try {
-      return RunChecked(args, ctx);
-    } catch (const std::exception& e) {
-      return ErrorResult(std::string("find failed: ") + e.what());
-    }
-  }
-
  private:
-  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto pattern = RequiredString(args, "pattern");
     if (!pattern) return ErrorResult(pattern.error().message);

@@ -139,14 +139,6 @@ class GrepTool : public Tool {
     return path.empty() ? s : s + " " + path;
   }
 
-  ToolResult Run(const Json& args, ToolContext& ctx) override {
-    try {
-      return RunChecked(args, ctx);
-    } catch (const std::exception& e) {
-      return ErrorResult(std::string("grep failed: ") + e.what());
-    }
-  }
-
  private:
   static std::string FirstLine(const std::string& s) {
     std::string line = s.substr(0, s.find('\n'));
@@ -154,7 +146,7 @@ class GrepTool : public Tool {
     return line;
   }
 
-  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto pattern = RequiredString(args, "pattern");
     if (!pattern) return ErrorResult(pattern.error().message);

@@ -41,16 +41,8 @@ class LsTool : public Tool {
     return "ls " + StringOr(args, "path", ".");
   }
 
-  ToolResult Run(const Json& args, ToolContext& ctx) override {
-    try {
-      return RunChecked(args, ctx);
-    } catch (const std::exception& e) {
-      return ErrorResult(std::string("ls failed: ") + e.what());
-    }
-  }
-
  private:
-  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto path_arg = OptionalPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);

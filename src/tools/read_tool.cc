@@ -52,16 +52,8 @@ class ReadTool : public Tool {
     return s;
   }
 
-  ToolResult Run(const Json& args, ToolContext& ctx) override {
-    try {
-      return RunChecked(args, ctx);
-    } catch (const std::exception& e) {
-      return ErrorResult(std::string("read failed: ") + e.what());
-    }
-  }
-
  private:
-  ToolResult RunChecked(const Json& args, ToolContext& ctx) {
+  ToolResult Run(const Json& args, ToolContext& ctx) override {
     if (auto st = CheckArgsObject(args); !st) return ErrorResult(st.error().message);
     auto path_arg = RequiredPath(args, "path");
     if (!path_arg) return ErrorResult(path_arg.error().message);

@@ -48,4 +48,15 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
   return r;
 }
 
+ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx) {
+  try {
+    return tool.Run(args, ctx);
+  } catch (const std::exception& e) {
+    ToolResult r;
+    r.text = tool.name() + " failed: " + e.what();
+    r.is_error = true;
+    return r;
+  }
+}
+
 }  // namespace sepp::tools

@@ -41,9 +41,15 @@ class Tool {
   virtual Json parameters() const = 0;  // JSON Schema
   // Short one-line summary of a call for humans: "read src/main.cpp".
   virtual std::string Summary(const Json& args) const = 0;
-  // Contract: must not throw; thread-safe (calls run in parallel).
+  // Thread-safe (calls run in parallel). Expected failures (bad arguments,
+  // missing files, a failing command) are results with is_error. An internal
+  // fault may throw std::exception: call tools through RunTool().
   virtual ToolResult Run(const Json& args, ToolContext& ctx) = 0;
 };
+
+// Runs tool; an exception it throws becomes an error result ("read failed:
+// ..."), so one faulty tool can never take down the agent. Never throws.
+ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx);
 
 class ToolRegistry {
  public:
