@@ -77,14 +77,7 @@ StopReason MapFinish(const std::string& reason, bool has_calls, std::string* err
 }
 
 void ReadUsage(const Json& u, Usage* usage) {
-  if (!u.is_object()) return;
-  int64_t prompt = Int(u, "prompt_tokens");
-  int64_t cached = 0;
-  if (const Json* d = Get(u, "prompt_tokens_details")) cached = Int(*d, "cached_tokens");
-  if (cached > prompt) cached = prompt;
-  usage->input = prompt - cached;
-  usage->cache_read = cached;
-  usage->output = Int(u, "completion_tokens");
+  wire::ReadOpenAiUsage(u, "prompt_tokens", "completion_tokens", usage);
 }
 
 Failure ErrorObject(const Json& err, const Endpoint& ep) {

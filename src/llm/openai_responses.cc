@@ -84,14 +84,7 @@ StopReason MapIncomplete(const std::string& reason, std::string* error) {
 }
 
 void ReadUsage(const Json& u, Usage* usage) {
-  if (!u.is_object()) return;
-  int64_t in = Int(u, "input_tokens");
-  int64_t cached = 0;
-  if (const Json* d = Get(u, "input_tokens_details")) cached = Int(*d, "cached_tokens");
-  if (cached > in) cached = in;
-  usage->input = in - cached;
-  usage->cache_read = cached;
-  usage->output = Int(u, "output_tokens");
+  wire::ReadOpenAiUsage(u, "input_tokens", "output_tokens", usage);
 }
 
 Failure FailureFrom(const Json& err, const Endpoint& ep) {

@@ -96,6 +96,19 @@ std::string ArgumentsText(const ContentBlock& call) {
   return DumpJson(call.arguments);
 }
 
+void ReadOpenAiUsage(const Json& u, std::string_view input_key, std::string_view output_key,
+                     Usage* usage) {
+  if (!u.is_object()) return;
+  int64_t in = Int(u, input_key);
+  int64_t cached = 0;
+  std::string details = std::string(input_key) + "_details";
+  if (const Json* d = Get(u, details)) cached = Int(*d, "cached_tokens");
+  if (cached > in) cached = in;
+  usage->input = in - cached;
+  usage->cache_read = cached;
+  usage->output = Int(u, output_key);
+}
+
 StreamDecoder::StreamDecoder(std::string_view api, const StreamSink* sink, Endpoint ep)
     : sink_(sink), ep_(std::move(ep)), api_(api) {
   message_.role = Role::kAssistant;

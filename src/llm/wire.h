@@ -48,6 +48,13 @@ std::vector<Message> NormalizeConversation(const std::vector<Message>& messages)
 // Decodes one streamed response. Fed SSE events in order; on_text,
 // on_thinking and on_tool_call of the sink are called as pieces complete.
 // After an Error from OnEvent the decoder must not be fed again.
+// OpenAI's usage object (chat: prompt_tokens / completion_tokens /
+// prompt_tokens_details; Responses: input_tokens / output_tokens /
+// input_tokens_details): cached tokens move from input to cache_read, so
+// input excludes them as it does for Anthropic. Not an object: no change.
+void ReadOpenAiUsage(const Json& u, std::string_view input_key, std::string_view output_key,
+                     Usage* usage);
+
 // The shared half of the three APIs' stream decoders: the message being
 // built, where its pieces go, and an OnEvent that never throws.
 class StreamDecoder {
