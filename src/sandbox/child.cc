@@ -1,5 +1,5 @@
-// Order matters: wait for the id maps (written by the parent), die with the
-// parent, new session, stdio, host name and loopback, the filesystem view
+// Order matters: die with the parent, write our own id maps, join the pids
+// cgroup (before anything can fork), new session, stdio, host name and loopback, the filesystem view
 // (mounts and pivot_root), a fresh session keyring, rlimits, close every
 // other descriptor on exec, no_new_privs, Landlock, drop capabilities, and
 // seccomp last (it forbids mount and keyctl, used above), then exec.
@@ -55,12 +55,9 @@ void ResetSignals() {
 void RunConfinedChild(const ChildPlan& plan) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   ResetSignals();
-  char go = 0;
-  ssize_t r;
-  while ((r = read(plan.sync_fd, &go, 1)) < 0 && errno == EINTR) {
-  }
-  if (r != 1) _exit(126);  // the parent gave up (or died) before we started
-  close(plan.sync_fd);
+  if (int e = WriteOwnIdMaps(plan.id_maps)) Die(plan, "writing the uid and gid maps", e);
+  if (plan.cgroup_join_file)
+    if (int e = JoinCgroup(plan.cgroup_join_file)) Die(plan, "joining the pids cgroup", e);
 
   if (setsid() < 0) Die(plan, "starting a new session", errno);
   if (plan.stdin_fd >= 0 && dup2(plan.stdin_fd, 0) < 0) Die(plan, "connecting stdin", errno);

@@ -1,8 +1,11 @@
 // The confined child: everything between clone() and exec, in order.
 //
-// The parent may be multi-threaded, so the child touches no allocator and no
-// lock: ChildPlan holds every string and structure it needs, prepared by the
-// parent (run.cc), and the child only makes syscalls on them.
+// The child shares the parent's memory (posix_spawn style, CLONE_VM with
+// CLONE_VFORK) and the parent may be multi-threaded, so the child touches
+// no allocator and no lock: ChildPlan holds every string and structure it
+// needs, prepared by the parent (run.cc), and the child only makes syscalls
+// on them. It starts with every signal blocked and resets dispositions
+// before unblocking, so no handler of sepp's ever runs in it.
 #pragma once
 #include <linux/filter.h>
 
@@ -11,6 +14,7 @@
 #include "sandbox/landlock.h"
 #include "sandbox/limits.h"
 #include "sandbox/mounts.h"
+#include "sandbox/namespaces.h"
 
 namespace sepp::sandbox {
 
@@ -20,12 +24,13 @@ struct ChildPlan {
   int stdin_fd = -1;     // -1: keep the inherited fd 0
   int stdout_fd = -1;    // -1: keep the inherited fd 1
   int stderr_fd = -1;    // -1: keep the inherited fd 2
-  int sync_fd = -1;      // read end: one byte once the parent has set us up
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
   int status_fd = -1;    // write end: the command's wait status, from pid 1
   bool use_init = false;  // see RunConfinedChild
   bool loopback = false;
   int proxy_channel = -1;  // proxy mode: where to send the listening socket
+  IdMaps id_maps;                         // written by the child itself
+  const char* cgroup_join_file = nullptr;  // pids cgroup to join first, or none
   const MountPlan* mounts = nullptr;
   const LandlockPlan* landlock = nullptr;
   const std::vector<RlimitSetting>* rlimits = nullptr;

@@ -39,14 +39,22 @@ class PidsCgroup {
  public:
   static Result<std::unique_ptr<PidsCgroup>> Create(uint64_t max_pids);
   ~PidsCgroup();
-  Status Add(pid_t pid);
+  // The file the child writes "0" to, joining the cgroup itself before it
+  // can fork.
+  const std::string& join_file() const { return join_file_; }
   // pids.events "max" count: how often a fork was refused.
   uint64_t RefusedForks() const;
 
  private:
-  explicit PidsCgroup(std::string dir) : dir_(std::move(dir)) {}
+  PidsCgroup(std::string dir, std::string join_file)
+      : dir_(std::move(dir)), join_file_(std::move(join_file)) {}
   std::string dir_;
+  std::string join_file_;
 };
+
+// In the child: join the cgroup through its join_file(). 0 or errno
+// (async-signal-safe).
+int JoinCgroup(const char* join_file);
 
 // Whether the process limit of this policy can be enforced here.
 bool ProcessLimitEnforceable();

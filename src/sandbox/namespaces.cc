@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -20,14 +21,14 @@
 namespace sepp::sandbox {
 namespace {
 
-Status WriteProcFile(pid_t pid, const char* name, const std::string& text) {
-  std::string path = "/proc/" + std::to_string(pid) + "/" + name;
-  int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Error::Make("cannot open " + path + ": " + ErrnoText(errno), "sandbox_unavailable");
-  UniqueFd f(fd);
-  if (write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-    return Error::Make("cannot write " + path + ": " + ErrnoText(errno), "sandbox_unavailable");
-  return Ok();
+// One write of the whole text, as /proc/PID/{uid,gid}_map require.
+int WriteSelfFile(const char* path, const char* text) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  size_t n = strlen(text);
+  int err = write(fd, text, n) == static_cast<ssize_t>(n) ? 0 : errno;
+  close(fd);
+  return err;
 }
 
 }  // namespace
@@ -37,14 +38,18 @@ unsigned long SandboxCloneFlags() {
          CLONE_NEWNET | CLONE_NEWCGROUP;
 }
 
-Status WriteIdMaps(pid_t child) {
-  uid_t uid = geteuid();
-  gid_t gid = getegid();
-  if (auto s = WriteProcFile(child, "setgroups", "deny"); !s.ok()) return s;
-  if (auto s = WriteProcFile(child, "uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n");
-      !s.ok())
-    return s;
-  return WriteProcFile(child, "gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
+IdMaps OwnIdMaps() {
+  IdMaps m;
+  unsigned uid = geteuid(), gid = getegid();
+  snprintf(m.uid_map, sizeof m.uid_map, "%u %u 1\n", uid, uid);
+  snprintf(m.gid_map, sizeof m.gid_map, "%u %u 1\n", gid, gid);
+  return m;
+}
+
+int WriteOwnIdMaps(const IdMaps& maps) {
+  if (int e = WriteSelfFile("/proc/self/setgroups", "deny")) return e;
+  if (int e = WriteSelfFile("/proc/self/uid_map", maps.uid_map)) return e;
+  return WriteSelfFile("/proc/self/gid_map", maps.gid_map);
 }
 
 int SetUpUts() {

@@ -11,10 +11,17 @@ namespace sepp::sandbox {
 // clone() flags for a confined child (without the exit signal).
 unsigned long SandboxCloneFlags();
 
-// Parent side, after clone: map the child's uid and gid to sepp's own (one
-// id each; setgroups denied), so files it writes belong to the user and it
-// holds no capability outside its namespace.
-Status WriteIdMaps(pid_t child);
+// The child's uid and gid maps: sepp's own ids onto themselves (one id
+// each; setgroups denied), so files it writes belong to the user and it
+// holds no capability outside its namespace. A single line mapping one's
+// own ids needs no privilege, so the child writes them itself: the parent
+// (suspended in vfork) has nothing to do between clone and exec.
+struct IdMaps {
+  char uid_map[32] = {};  // "UID UID 1\n"
+  char gid_map[32] = {};
+};
+IdMaps OwnIdMaps();                       // parent: the text to write
+int WriteOwnIdMaps(const IdMaps& maps);  // child: 0 or errno (async-signal-safe)
 
 // Child side: sets the host name and brings up loopback in the new network
 // namespace (only needed when something must listen inside). 0 or errno.
