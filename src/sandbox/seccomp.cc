@@ -1,146 +1,28 @@
-// The syscall filter. Default: allow. Answered with EPERM (a plain error the
-// command can report, not a kill that looks like a crash):
-//   - debugging other processes: ptrace, process_vm_readv/writev, kcmp;
-//   - the mount API and namespaces: mount, umount2, pivot_root, chroot,
-//     move_mount, open_tree, fsopen, fsconfig, fsmount, fspick,
-//     mount_setattr, unshare, setns, and clone with any CLONE_NEW* flag;
-//     clone3 gets ENOSYS so that libc falls back to clone (whose flags we can
-//     inspect; clone3 passes them in memory);
-//   - kernel attack surface: bpf, perf_event_open, userfaultfd, io_uring_*,
-//     keyctl/add_key/request_key, kexec_*, init/finit/delete_module,
-//     open_by_handle_at, name_to_handle_at, syslog, acct, swapon/off, reboot,
-//     clock/time setting, iopl/ioperm, quotactl, uselib;
-//   - terminal injection: ioctl TIOCSTI and TIOCLINUX;
-//   - device nodes: mknod/mknodat of character or block devices;
-//   - sockets other than unix, IPv4 and IPv6 (netlink, packet, vsock, ...),
-//     and raw or packet-type sockets in the inet families.
-// Foreign architectures (i386 int 0x80, x32) kill the process.
+// The seccomp filter every sandboxed process runs under. Its rules (what is
+// refused and why) live in codegen/seccomp_filter_gen.cc, which compiles them
+// to BPF with libseccomp at build time; here the program is plain data.
 #include "sandbox/seccomp.h"
 
-#include <linux/sched.h>
 #include <linux/seccomp.h>
-#include <mutex>
-#include <seccomp.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
-
-#include "base/fd.h"
+#include <iterator>
 
 namespace sepp::sandbox {
 namespace {
 
-struct Compiled {
-  std::vector<sock_filter> code;
-  sock_fprog prog{};
-  std::string error;
+const sock_filter kFilter[] = {
+#include "sandbox/seccomp_filter.inc"
 };
-
-int Deny(scmp_filter_ctx ctx, const char* name) {
-  int nr = seccomp_syscall_resolve_name(name);
-  if (nr == __NR_SCMP_ERROR) return 0;  // not on this architecture
-  return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
-}
-
-std::string Build(std::vector<sock_filter>* out) {
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (!ctx) return "seccomp_init failed";
-  struct Guard {
-    scmp_filter_ctx c;
-    ~Guard() { seccomp_release(c); }
-  } guard{ctx};
-  seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
-  seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);  // we set no_new_privs ourselves
-
-  static const char* const kDenied[] = {
-      "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
-      "mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
-      "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "unshare", "setns",
-      "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
-      "io_uring_register", "keyctl", "add_key", "request_key", "kexec_load",
-      "kexec_file_load", "init_module", "finit_module", "delete_module",
-      "create_module", "open_by_handle_at", "name_to_handle_at", "syslog", "acct",
-      "swapon", "swapoff", "reboot", "settimeofday", "clock_settime", "clock_adjtime",
-      "adjtimex", "stime", "iopl", "ioperm", "quotactl", "quotactl_fd", "uselib",
-      "nfsservctl", "lookup_dcookie", "vhangup", "fanotify_init", "pidfd_getfd"};
-  for (const char* name : kDenied)
-    if (int rc = Deny(ctx, name); rc < 0) return std::string("seccomp rule for ") + name;
-
-  // clone: any namespace flag.
-  const uint64_t kNsFlags[] = {CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,   CLONE_NEWNET,
-                               CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP, 0x00000080 /*NEWTIME*/};
-  for (uint64_t f : kNsFlags)
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                         SCMP_A0(SCMP_CMP_MASKED_EQ, f, f)) < 0)
-      return "seccomp rule for clone";
-  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) < 0)
-    return "seccomp rule for clone3";
-
-  // Terminal injection. The kernel truncates the command to 32 bits.
-  for (unsigned long cmd : {static_cast<unsigned long>(TIOCSTI), static_cast<unsigned long>(TIOCLINUX)})
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                         SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, cmd)) < 0)
-      return "seccomp rule for ioctl";
-
-  // Device nodes.
-  for (unsigned type : {static_cast<unsigned>(S_IFCHR), static_cast<unsigned>(S_IFBLK)}) {
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknod), 1,
-                         SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, type)) < 0 ||
-        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(mknodat), 1,
-                         SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, type)) < 0)
-      return "seccomp rule for mknod";
-  }
-
-  // Socket families: unix, inet, inet6 only; no raw or packet types. Few
-  // rules on purpose: libseccomp's compile time grows with their number.
-  static_assert(AF_UNIX == 1 && AF_INET == 2 && AF_INET6 == 10);
-  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, 0)) < 0 ||
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                       SCMP_A0(SCMP_CMP_GT, AF_INET6)) < 0 ||
-      seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socketpair), 1,
-                       SCMP_A0(SCMP_CMP_NE, AF_UNIX)) < 0)
-    return "seccomp rule for socket";
-  for (unsigned fam = 3; fam < AF_INET6; ++fam)
-    if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 1,
-                         SCMP_A0(SCMP_CMP_EQ, fam)) < 0)
-      return "seccomp rule for socket";
-  for (unsigned fam : {AF_INET, AF_INET6})
-    for (unsigned type : {SOCK_RAW, SOCK_PACKET})
-      if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(socket), 2,
-                           SCMP_A0(SCMP_CMP_EQ, fam), SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, type)) < 0)
-        return "seccomp rule for raw sockets";
-
-  int fd = memfd_create("sepp-seccomp", MFD_CLOEXEC);
-  if (fd < 0) return "memfd_create: " + ErrnoText(errno);
-  UniqueFd mem(fd);
-  if (seccomp_export_bpf(ctx, fd) < 0) return "seccomp_export_bpf failed";
-  off_t size = lseek(fd, 0, SEEK_END);
-  if (size <= 0 || size % sizeof(sock_filter) != 0) return "seccomp filter has a bad size";
-  out->resize(static_cast<size_t>(size) / sizeof(sock_filter));
-  if (pread(fd, out->data(), static_cast<size_t>(size), 0) != size) return "reading the seccomp filter";
-  return {};
-}
 
 }  // namespace
 
-Result<const sock_fprog*> SeccompProgram() {
-  static Compiled* compiled = [] {
-    auto* c = new Compiled;
-    c->error = Build(&c->code);
-    c->prog.len = static_cast<unsigned short>(c->code.size());
-    c->prog.filter = c->code.data();
-    return c;
-  }();
-  if (!compiled->error.empty())
-    return Error::Make("cannot build the seccomp filter: " + compiled->error, "sandbox_unavailable");
-  return &compiled->prog;
+const sock_fprog* SeccompProgram() {
+  static const sock_fprog prog{static_cast<unsigned short>(std::size(kFilter)),
+                               const_cast<sock_filter*>(kFilter)};
+  return &prog;
 }
 
 int InstallSeccomp(const sock_fprog* prog) {
