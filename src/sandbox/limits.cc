@@ -75,18 +75,21 @@ PidsParent FindPidsCgroupParent() {
       have_v1 = true;
     }
   }
-  // The usual mount points first (one statfs each); mountinfo only when
-  // this system mounts cgroups elsewhere.
+  // v1 first; the usual mount points before mountinfo (one statfs each).
   std::string v1_mount, v2_mount;
-  if (have_v1 && IsFsType("/sys/fs/cgroup/pids", CGROUP_SUPER_MAGIC)) v1_mount = "/sys/fs/cgroup/pids";
-  if (have_v2 && IsFsType("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC)) v2_mount = "/sys/fs/cgroup";
-  if ((have_v1 && v1_mount.empty()) || (have_v2 && v2_mount.empty()))
-    FindCgroupMounts(&v1_mount, &v2_mount);
-  if (have_v1 && !v1_mount.empty()) {
-    std::string dir = v1_mount + (v1_path == "/" ? "" : v1_path);
-    if (access(dir.c_str(), W_OK) == 0) return {dir, true};
+  if (have_v1) {
+    if (IsFsType("/sys/fs/cgroup/pids", CGROUP_SUPER_MAGIC))
+      v1_mount = "/sys/fs/cgroup/pids";
+    else
+      FindCgroupMounts(&v1_mount, &v2_mount);
+    std::string dir = v1_mount.empty() ? "" : v1_mount + (v1_path == "/" ? "" : v1_path);
+    if (!dir.empty() && access(dir.c_str(), W_OK) == 0) return {dir, true};
   }
-  if (have_v2 && !v2_mount.empty()) {
+  if (have_v2) {
+    for (const char* m : {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"})
+      if (v2_mount.empty() && IsFsType(m, CGROUP2_SUPER_MAGIC)) v2_mount = m;
+    if (v2_mount.empty()) FindCgroupMounts(&v1_mount, &v2_mount);
+    if (v2_mount.empty()) return {};
     std::string dir = v2_mount + (v2_path == "/" ? "" : v2_path);
     auto ctl = ReadFile(dir + "/cgroup.subtree_control");
     if (ctl.ok() && (" " + *ctl).find(" pids") != std::string::npos &&
@@ -134,10 +137,9 @@ std::string PidsCgroupParent() { return CachedPidsParent().dir; }
 
 bool ProcessLimitEnforceable() { return geteuid() != 0 || !PidsCgroupParent().empty(); }
 
-// Cgroups left by a sepp that was killed before it could remove them:
-// "sepp-<pid>-<n>" whose pid is gone (and which are empty by now, since the
-// sandbox died with that sepp). Once per process.
-void RemoveStaleCgroups(const std::string& parent) {
+void RemoveStalePidsCgroups() {
+  const std::string& parent = CachedPidsParent().dir;
+  if (parent.empty()) return;
   static std::once_flag once;
   std::call_once(once, [&] {
     std::error_code ec;
@@ -157,7 +159,6 @@ Result<std::unique_ptr<PidsCgroup>> PidsCgroup::Create(uint64_t max_pids) {
   const std::string& parent = found.dir;
   if (parent.empty())
     return Error::Make("no writable pids cgroup controller", "sandbox_unavailable");
-  RemoveStaleCgroups(parent);
   static std::atomic<unsigned> counter{0};
   std::string dir = parent + "/sepp-" + std::to_string(getpid()) + "-" +
                     std::to_string(counter.fetch_add(1));

@@ -56,6 +56,12 @@ class PidsCgroup {
 // (async-signal-safe).
 int JoinCgroup(const char* join_file);
 
+// Removes the cgroups left by a sepp that was killed before it could remove
+// them: "sepp-<pid>-<n>" whose pid is gone (and which are empty by now, since
+// the sandbox died with that sepp). Does the work once per process; the
+// launcher calls it while the command runs, off the start-up path.
+void RemoveStalePidsCgroups();
+
 // Whether the process limit of this policy can be enforced here.
 bool ProcessLimitEnforceable();
 

@@ -38,9 +38,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <map>
 
+#include "base/fd.h"
 #include "base/paths.h"
 
 namespace sepp::sandbox {
@@ -67,10 +70,22 @@ bool IsUnder(const std::string& path, const std::string& root) {
 }
 
 // Host path resolved (symlinks, "..", "~"); empty if it does not exist.
+// One open and one readlink of /proc/self/fd/N whatever the depth, where
+// std::filesystem::canonical makes a readlink per component (~100 syscalls
+// for the default policy instead of ~40).
 std::string Canonical(const std::string& raw, const fs::path& base) {
   fs::path p = ExpandUser(raw);
   if (p.is_relative()) p = base / p;
-  std::error_code ec;
+  UniqueFd fd(open(p.c_str(), O_PATH | O_CLOEXEC));
+  if (!fd.valid()) return {};
+  char link[32], target[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd.get());
+  ssize_t n = readlink(link, target, sizeof target);
+  std::string_view resolved(target, n > 0 ? static_cast<size_t>(n) : 0);
+  if (n > 0 && static_cast<size_t>(n) < sizeof target && target[0] == '/' &&
+      !resolved.ends_with(" (deleted)"))
+    return std::string(resolved);
+  std::error_code ec;  // no /proc: the slow way
   fs::path c = fs::canonical(p, ec);
   return ec ? std::string() : c.string();
 }

@@ -448,6 +448,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
                                "sandbox_unavailable"));
   }
 
+  if (cgroup) RemoveStalePidsCgroups();  // while the command starts
   if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
   RunResult result;
   std::unique_ptr<CancelToken::Registration> reg;
