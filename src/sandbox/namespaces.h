@@ -1,6 +1,5 @@
-// Namespaces: the child is cloned into new user, mount, pid, ipc, uts and
-// cgroup namespaces, and joins a new network namespace that a helper builds
-// in parallel (child.cc). It is pid 1 of its pid namespace, so when it
+// Namespaces: the child is cloned into new user, mount, pid, ipc, uts,
+// cgroup and network namespaces. It is pid 1 of its pid namespace, so when it
 // exits (or is killed) the kernel kills every process it left behind.
 #pragma once
 #include <sys/types.h>
@@ -9,8 +8,7 @@
 
 namespace sepp::sandbox {
 
-// clone() flags for every namespace of a confined child (without the exit
-// signal); the launcher leaves out CLONE_NEWNET (see above).
+// clone() flags for a confined child (without the exit signal).
 unsigned long SandboxCloneFlags();
 
 // The child's uid and gid maps: sepp's own ids onto themselves (one id
@@ -25,9 +23,8 @@ struct IdMaps {
 IdMaps OwnIdMaps();                       // parent: the text to write
 int WriteOwnIdMaps(const IdMaps& maps);  // child: 0 or errno (async-signal-safe)
 
-// Child side: sets the host name; brings up loopback in the new network
-// namespace (only needed when something must listen inside: the proxy's
-// listener). 0 or errno.
+// Child side: sets the host name and brings up loopback in the new network
+// namespace (only needed when something must listen inside). 0 or errno.
 int SetUpUts();
 int BringUpLoopback();
 

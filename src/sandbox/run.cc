@@ -233,23 +233,20 @@ int ChildEntry(void* plan) { RunConfinedChild(*static_cast<const ChildPlan*>(pla
 // Clones the confined child on a stack of its own, with every signal
 // blocked so that none of sepp's handlers can run on it (it resets them).
 Result<pid_t> StartChild(const ChildPlan& plan, unsigned long flags) {
-  // Two stacks, the child's and its netns helper's; each needs a few KiB.
-  constexpr size_t kStackBytes = 128 * 1024;
-  void* stack = mmap(nullptr, 2 * kStackBytes, PROT_READ | PROT_WRITE,
+  constexpr size_t kStackBytes = 256 * 1024;  // the child needs a few KiB
+  void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return Error::Make("mmap: " + ErrnoText(errno));
-  ChildPlan with_stack = plan;
-  with_stack.netns_helper_stack = static_cast<char*>(stack) + kStackBytes;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pid_t pid = clone(ChildEntry, static_cast<char*>(stack) + 2 * kStackBytes,
-                    static_cast<int>(flags | SIGCHLD), &with_stack);
+  pid_t pid = clone(ChildEntry, static_cast<char*>(stack) + kStackBytes,
+                    static_cast<int>(flags | SIGCHLD), const_cast<ChildPlan*>(&plan));
   int err = errno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   // Without CLONE_VFORK we may be back before the child is done with the
   // stack; it then has its own copy (no CLONE_VM), so ours can go at once.
-  munmap(stack, 2 * kStackBytes);
+  munmap(stack, kStackBytes);
   if (pid < 0) return Error::Make(NamespaceFailureMessage(err), "sandbox_unavailable");
   return pid;
 }
@@ -378,6 +375,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   plan.report_fd = report->second.get();
   plan.status_fd = status_pipe->second.get();
   plan.use_init = spec.init;
+  plan.loopback = false;
   plan.mounts = &*mounts;
   plan.landlock = &landlock;
   plan.rlimits = &rlimits;
@@ -385,9 +383,8 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   plan.id_maps = OwnIdMaps();
   if (cgroup) plan.cgroup_join_file = cgroup->join_file().c_str();
 
-  // The network namespace is made by a helper in the child (child.cc).
-  unsigned long flags = SandboxCloneFlags() & ~static_cast<unsigned long>(CLONE_NEWNET);
-  plan.new_netns = policy.net != NetMode::kHost;
+  unsigned long flags = SandboxCloneFlags();
+  if (policy.net == NetMode::kHost) flags &= ~static_cast<unsigned long>(CLONE_NEWNET);
   // With --init, pid 1 lives on as the sandbox's init, so it needs memory
   // of its own.
   if (!spec.init) flags |= CLONE_VM | CLONE_VFORK;

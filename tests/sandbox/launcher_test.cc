@@ -440,8 +440,7 @@ TEST_F(SandboxTest, InitReapsOrphansAndKeepsSeppsMemoryPrivate) {
               "for i in $(seq 30); do (sleep 0.05 &); done; sleep 0.5;"
               "echo zombies=$(grep -l '^State:.*Z' /proc/[0-9]*/status 2>/dev/null | wc -l)");
   unsetenv("OPENAI_API_KEY");
-  // pid 1 is the init; (pid 2 was the short-lived network namespace helper).
-  EXPECT_THAT(r.output, HasSubstr("pid=3\n"));
+  EXPECT_THAT(r.output, HasSubstr("pid=2"));
   EXPECT_THAT(r.output, Not(HasSubstr("INITSECRET")));
   EXPECT_THAT(r.output, HasSubstr("zombies=0"));
 }
@@ -450,7 +449,7 @@ TEST_F(SandboxTest, ExitStatusAndSignalOfTheCommandComeBack) {
   for (bool init : {false, true}) {
     use_init_ = init;
     EXPECT_EQ(Sh("exit 42").exit_code, 42) << init;
-    EXPECT_EQ(Sh("echo $$").output, init ? "3\n" : "1\n");  // 2: the netns helper
+    EXPECT_EQ(Sh("echo $$").output, init ? "2\n" : "1\n");
     EXPECT_EQ(Sh("echo in | cat").output, "in\n");
   }
   use_init_ = true;  // as pid 1 the command would ignore its own signal
