@@ -1,8 +1,9 @@
 // Order matters: die with the parent, write our own id maps, join the pids
-// cgroup (before anything can fork), new session, stdio, host name and loopback, the filesystem view
-// (mounts and pivot_root), a fresh session keyring, rlimits, close every
-// other descriptor on exec, no_new_privs, Landlock, drop capabilities, and
-// seccomp last (it forbids mount and keyctl, used above), then exec.
+// cgroup (before anything can fork), new session, stdio, host name, the
+// proxy's listener, the filesystem view (mounts and chroot or pivot_root), a
+// fresh session keyring, rlimits, close every other descriptor on exec,
+// no_new_privs, Landlock, drop capabilities, and seccomp last (it forbids
+// mount and keyctl, used above), then exec.
 #include "sandbox/child.h"
 
 #include <fcntl.h>
@@ -65,8 +66,6 @@ void RunConfinedChild(const ChildPlan& plan) {
   if (plan.stderr_fd >= 0 && dup2(plan.stderr_fd, 2) < 0) Die(plan, "connecting stderr", errno);
   if (int e = SetUpUts()) Die(plan, "setting the host name", e);
   const char* step = "";
-  if (plan.loopback)
-    if (int e = BringUpLoopback()) Die(plan, "bringing up loopback", e);
   if (plan.proxy_channel >= 0) {
     if (int e = SendProxyListener(plan.proxy_channel, &step)) Die(plan, step, e);
     close(plan.proxy_channel);

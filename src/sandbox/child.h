@@ -27,7 +27,6 @@ struct ChildPlan {
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
   int status_fd = -1;    // write end: the command's wait status, from pid 1
   bool use_init = false;  // see RunConfinedChild
-  bool loopback = false;
   int proxy_channel = -1;  // proxy mode: where to send the listening socket
   IdMaps id_maps;                         // written by the child itself
   const char* cgroup_join_file = nullptr;  // pids cgroup to join first, or none

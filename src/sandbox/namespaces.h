@@ -23,8 +23,9 @@ struct IdMaps {
 IdMaps OwnIdMaps();                       // parent: the text to write
 int WriteOwnIdMaps(const IdMaps& maps);  // child: 0 or errno (async-signal-safe)
 
-// Child side: sets the host name and brings up loopback in the new network
-// namespace (only needed when something must listen inside). 0 or errno.
+// Child side: sets the host name; brings up loopback in the new network
+// namespace (only needed when something must listen inside: the proxy's
+// listener). 0 or errno.
 int SetUpUts();
 int BringUpLoopback();
 

@@ -375,7 +375,6 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   plan.report_fd = report->second.get();
   plan.status_fd = status_pipe->second.get();
   plan.use_init = spec.init;
-  plan.loopback = false;
   plan.mounts = &*mounts;
   plan.landlock = &landlock;
   plan.rlimits = &rlimits;
