@@ -134,20 +134,21 @@ int MkdirP(const char* path) {
 
 int MakeMountPoint(const char* dst, bool is_dir) {
   if (is_dir) return MkdirP(dst);
+  // mknod makes an empty file, or answers EEXIST, without opening anything:
+  // an existing file may be unreadable to us (a masked /etc/shadow when sepp
+  // runs as a normal user).
+  if (mknod(dst, S_IFREG | 0444, 0) == 0 || errno == EEXIST) return 0;
+  if (errno != ENOENT) return errno;
   char parent[4096];
   size_t n = strlen(dst);
   if (n >= sizeof parent) return ENAMETOOLONG;
   memcpy(parent, dst, n + 1);
   char* slash = strrchr(parent, '/');
-  int fd = open(dst, O_RDONLY | O_CREAT | O_CLOEXEC, 0444);
-  if (fd < 0 && errno == ENOENT && slash && slash != parent) {
-    *slash = '\0';
-    if (int e = MkdirP(parent)) return e;
-    fd = open(dst, O_RDONLY | O_CREAT | O_CLOEXEC, 0444);
-  }
-  if (fd < 0) return errno;
-  close(fd);
-  return 0;
+  if (!slash || slash == parent) return ENOENT;
+  *slash = '\0';
+  if (int e = MkdirP(parent)) return e;
+  if (mknod(dst, S_IFREG | 0444, 0) == 0 || errno == EEXIST) return 0;
+  return errno;
 }
 
 int SetAttrs(const char* path, uint64_t set, bool recursive) {

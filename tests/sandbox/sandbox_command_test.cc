@@ -2,6 +2,7 @@
 // (SEPP_BINARY_DIR/sepp; CI builds every target before running ctest).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,3 +103,30 @@ TEST_F(SandboxCommandTest, DoctorReportsAWorkingSandbox) {
 }
 
 }  // namespace
+
+// Most users are not root: no pids cgroup, no CAP_DAC_OVERRIDE over the
+// host's files (an unreadable /etc/shadow must still be masked). The tests
+// run as root in CI, so drop to nobody for this one.
+TEST_F(SandboxCommandTest, WorksForANormalUser) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to become another user";
+  if (system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "setpriv is missing";
+  // Our build folder may not be reachable for nobody; the workspace is.
+  fs::copy_file(sepp_, ws_ / "sepp");
+  ASSERT_EQ(chown(ws_.c_str(), 65534, 65534), 0);
+  std::string cmd = "cd '" + ws_.string() + "' && setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                    "env HOME=" + ws_.string() + " ./sepp sandbox -- sh -c " +
+                    "'id -u; echo made > made.txt; cat /etc/shadow' 2>&1 </dev/null";
+  Ran r;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  EXPECT_THAT(r.output, HasSubstr("65534\n"));
+  EXPECT_THAT(r.output, HasSubstr("reading /etc/shadow is not allowed"));
+  EXPECT_NE(r.status, 125) << r.output;  // the sandbox itself was set up
+  struct stat st_made {};
+  ASSERT_EQ(stat((ws_ / "made.txt").c_str(), &st_made), 0) << r.output;
+  EXPECT_EQ(st_made.st_uid, 65534u);
+}
