@@ -52,7 +52,7 @@ std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
   if (f.timed_out) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
-                  "the command was stopped after %.0f s: the sandbox's time limit "
+                  "the command was stopped after %g s: the sandbox's time limit "
                   "(limits.timeout) ran out, and every process it started was killed",
                   f.timeout_s);
     Add(&d, buf);

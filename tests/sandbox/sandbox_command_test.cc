@@ -130,3 +130,21 @@ TEST_F(SandboxCommandTest, WorksForANormalUser) {
   ASSERT_EQ(stat((ws_ / "made.txt").c_str(), &st_made), 0) << r.output;
   EXPECT_EQ(st_made.st_uid, 65534u);
 }
+
+TEST_F(SandboxCommandTest, BadArgumentsAreUsageErrors) {
+  for (const char* args : {"sandbox --bogus -- true", "sandbox --net", "sandbox --net=sometimes true",
+                           "sandbox --timeout abc true", "sandbox --timeout=-1 true",
+                           "sandbox --timeout nan true", "sandbox --policy= true", "sandbox"}) {
+    auto r = Sepp(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_THAT(r.output, HasSubstr("sepp sandbox: ")) << args;
+  }
+  EXPECT_THAT(Sepp("sandbox --bogus -- true").output, HasSubstr("unknown option --bogus"));
+  auto help = Sepp("sandbox --help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_THAT(help.output, HasSubstr("--allow-write PATH"));
+  // "--opt=value", options before a command given without "--".
+  auto r = Sepp("sandbox --net=off --timeout=5 --init bash -c 'echo $$'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "2\n");
+}
