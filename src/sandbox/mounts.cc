@@ -256,12 +256,15 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   std::vector<MountOp> proc;
   proc.push_back({MountOp::Kind::kProc, "", std::string(kNew) + "/proc"});
   // Root-owned and writable by uid 0 without any capability check; Landlock
-  // keeps all of /proc read-only too, this is the second lock.
-  for (const char* p : {"/proc/sys", "/proc/irq"}) {
-    MountOp op{MountOp::Kind::kBind, std::string(kNew) + p, std::string(kNew) + p};
-    op.device = true;  // optional: absent in some kernels' fresh proc
-    proc.push_back(op);
-  }
+  // keeps all of /proc read-only too, this is the second lock. Only when sepp
+  // runs as root: for anyone else these files are not writable anyway (and
+  // the binds cost four syscalls and their unmounting at exit).
+  if (geteuid() == 0)
+    for (const char* p : {"/proc/sys", "/proc/irq"}) {
+      MountOp op{MountOp::Kind::kBind, std::string(kNew) + p, std::string(kNew) + p};
+      op.device = true;  // optional: absent in some kernels' fresh proc
+      proc.push_back(op);
+    }
   groups.push_back({"/proc", proc});
   std::vector<MountOp> dev;
   dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev", true, false, true,

@@ -14,6 +14,7 @@
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 struct Ran {
@@ -115,7 +116,8 @@ TEST_F(SandboxCommandTest, WorksForANormalUser) {
   ASSERT_EQ(chown(ws_.c_str(), 65534, 65534), 0);
   std::string cmd = "cd '" + ws_.string() + "' && setpriv --reuid=65534 --regid=65534 --clear-groups " +
                     "env HOME=" + ws_.string() + " ./sepp sandbox -- sh -c " +
-                    "'id -u; echo made > made.txt; cat /etc/shadow' 2>&1 </dev/null";
+                    "'id -u; echo made > made.txt; echo 1 > /proc/sys/vm/drop_caches && echo DROPPED;"
+                    " cat /etc/shadow' 2>&1 </dev/null";
   Ran r;
   FILE* p = popen(cmd.c_str(), "r");
   char buf[4096];
@@ -125,6 +127,7 @@ TEST_F(SandboxCommandTest, WorksForANormalUser) {
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   EXPECT_THAT(r.output, HasSubstr("65534\n"));
   EXPECT_THAT(r.output, HasSubstr("reading /etc/shadow is not allowed"));
+  EXPECT_THAT(r.output, Not(HasSubstr("DROPPED")));
   EXPECT_NE(r.status, 125) << r.output;  // the sandbox itself was set up
   struct stat st_made {};
   ASSERT_EQ(stat((ws_ / "made.txt").c_str(), &st_made), 0) << r.output;
