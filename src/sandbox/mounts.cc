@@ -170,8 +170,8 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   MountPlan plan;
   fs::path base = cwd.empty() ? fs::current_path() : cwd;
   std::string kOld, kNew;  // host paths are kOld + path; sandbox paths kNew + path
-  // Each deny path is looked at once per staging candidate and again below;
-  // resolving it costs a readlink per component, so resolve it once.
+  // Every path is resolved once (each resolution is three syscalls, and
+  // deny paths are looked at once per staging candidate and again below).
   std::map<std::string, std::string> resolved;
   auto canonical = [&](const std::string& raw) -> const std::string& {
     auto it = resolved.find(raw);
@@ -186,18 +186,18 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
     fs::path literal = ExpandUser(raw);
     if (literal.is_relative()) literal = base / literal;
     literal = literal.lexically_normal();
-    std::string c = Canonical(literal.string(), base);
+    const std::string& c = canonical(literal.string());
     if (c.empty()) {
       if (write) plan.notes.push_back("write root " + literal.string() + " does not exist");
       return;
     }
-    std::error_code ec;
     std::string lit = literal.string();
     if (lit.size() > 1 && lit.back() == '/') lit.pop_back();
-    if (lit != c && fs::is_symlink(literal, ec)) {
-      auto target = fs::read_symlink(literal, ec);
-      if (!ec) links.emplace_back(lit, target.string());
-    }
+    char target[PATH_MAX];
+    ssize_t n;
+    if (lit != c && (n = readlink(lit.c_str(), target, sizeof target)) > 0 &&
+        static_cast<size_t>(n) < sizeof target)
+      links.emplace_back(lit, std::string(target, static_cast<size_t>(n)));
     bool& w = roots[c];
     w = w || write;
   };
@@ -355,7 +355,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
     }
   }
 
-  std::string c = Canonical(base.string(), base);
+  std::string c = canonical(base.string());
   bool cwd_visible = false;
   for (const auto& [root, write] : roots)
     if (!c.empty() && IsUnder(c, root)) cwd_visible = true;
