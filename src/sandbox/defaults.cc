@@ -18,7 +18,7 @@ Policy DefaultToolPolicy(const std::filesystem::path& workspace) {
                   // command then keeps root's uid (without its powers).
                   "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
                   (workspace / ".env").string(), (workspace / ".env.local").string()};
-  p.protected_paths = {".git/hooks", ".git/config", ".sepp"};
+  p.protected_paths = {".git/hooks/", ".git/config", ".sepp/"};  // "/": a folder
   p.net = NetMode::kOff;
   p.limits.timeout_s = 0;
   p.limits.max_processes = 1024;

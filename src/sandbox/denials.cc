@@ -16,32 +16,59 @@ void Add(std::vector<std::string>* out, std::string s) {
   out->push_back(std::move(s));
 }
 
-// The path quoted in a typical error line: "...: /x/y: Permission denied",
-// "cannot create /x/y: Read-only file system", "open '/x/y'", ...
-std::string PathBefore(std::string_view text, std::string_view marker) {
-  size_t at = text.find(marker);
+bool IsQuote(char c) { return c == '\'' || c == '"' || c == '`'; }
+
+// Typographic quotes (GNU tools in UTF-8 locales): ‘ ’ “ ”, three bytes each.
+bool EndsWithTypographicQuote(std::string_view s) {
+  if (s.size() < 3 || static_cast<unsigned char>(s[s.size() - 3]) != 0xE2 ||
+      static_cast<unsigned char>(s[s.size() - 2]) != 0x80)
+    return false;
+  unsigned char c = static_cast<unsigned char>(s.back());
+  return c == 0x98 || c == 0x99 || c == 0x9C || c == 0x9D;
+}
+
+bool LooksLikePath(std::string_view w) {
+  return !w.empty() && (w.find('/') != std::string_view::npos || w[0] == '.' || w[0] == '~');
+}
+
+// The path an error line names next to `marker`, as the command wrote it
+// (absolute or relative):
+//   cat: /etc/shadow: Permission denied         sh: 1: cannot create a/b: Read-only ...
+//   touch: cannot touch 'a b/c': Permission denied
+//   mkdir: cannot create directory ‘/x’: Permission denied
+//   PermissionError: [Errno 13] Permission denied: '/x/y'   (after the marker)
+// Empty when the words there are not a path ("ping: socket: Permission denied").
+std::string PathNear(std::string_view line, std::string_view marker) {
+  size_t at = line.find(marker);
   if (at == std::string_view::npos) return {};
-  size_t line = text.rfind('\n', at);
-  std::string_view l = text.substr(line == std::string_view::npos ? 0 : line + 1,
-                                   at - (line == std::string_view::npos ? 0 : line + 1));
-  // Skip the program's own name ("/bin/bash: line 1: /x: ...").
-  size_t slash = l.find('/');
-  while (slash != std::string_view::npos) {
-    size_t stop = l.find_first_of(" :'\"`", slash);
-    std::string_view word = l.substr(slash, stop == std::string_view::npos ? l.npos : stop - slash);
-    bool program = stop != std::string_view::npos && l[stop] == ':' && slash == 0 &&
-                   l.find('/', stop) != std::string_view::npos;
-    if (!program && !word.empty()) break;
-    slash = l.find('/', stop);
+  std::string_view before = line.substr(0, at);
+  while (!before.empty() && (before.back() == ' ' || before.back() == ':')) before.remove_suffix(1);
+  std::string_view word;
+  if (!before.empty() && IsQuote(before.back())) {
+    char q = before.back();
+    before.remove_suffix(1);
+    size_t open = before.rfind(q);
+    word = before.substr(open == std::string_view::npos ? 0 : open + 1);
+  } else if (EndsWithTypographicQuote(before)) {
+    before.remove_suffix(3);
+    size_t open = before.rfind("\xE2\x80");
+    word = open == std::string_view::npos || open + 3 > before.size() ? before
+                                                                       : before.substr(open + 3);
+  } else {
+    size_t sp = before.find_last_of(" \t");
+    word = before.substr(sp == std::string_view::npos ? 0 : sp + 1);
   }
-  if (slash == std::string_view::npos) return {};
-  std::string_view p = l.substr(slash);
-  while (!p.empty() && (p.back() == ' ' || p.back() == ':' || p.back() == '\'' ||
-                        p.back() == '"' || p.back() == '`'))
-    p.remove_suffix(1);
-  size_t end = p.find_first_of(" '\"`:");
-  if (end != std::string_view::npos) p = p.substr(0, end);
-  return std::string(p);
+  if (LooksLikePath(word)) return std::string(word);
+  std::string_view after = line.substr(at + marker.size());
+  size_t q = after.find_first_of("'\"");
+  if (q != std::string_view::npos) {
+    size_t close = after.find(after[q], q + 1);
+    if (close != std::string_view::npos) {
+      std::string_view quoted = after.substr(q + 1, close - q - 1);
+      if (LooksLikePath(quoted)) return std::string(quoted);
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -94,12 +121,12 @@ std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
       continue;
     }
     if (Has(line, "Read-only file system")) {
-      std::string p = PathBefore(line, "Read-only file system");
+      std::string p = PathNear(line, "Read-only file system");
       Add(&d, "writing " + (p.empty() ? std::string("there") : p) +
                   " is not allowed: the sandbox only lets the command write its workspace and "
                   "/tmp, and keeps protected paths (.git/hooks, .git/config, .sepp) read-only");
     } else if (Has(line, "Permission denied")) {
-      std::string p = PathBefore(line, "Permission denied");
+      std::string p = PathNear(line, "Permission denied");
       bool denied = false;
       for (const auto& dp : policy.deny_paths)
         if (!p.empty() && p.rfind(dp, 0) == 0) denied = true;

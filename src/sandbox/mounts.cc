@@ -16,8 +16,10 @@
 //     workspace under /tmp is bound over the private /tmp, not hidden by it.
 //  4. Deny paths that lie inside a visible root are masked: a directory by an
 //     empty read-only tmpfs with mode 000, a file by an empty read-only file.
-//  5. Protected paths inside write roots (.git/hooks, .git/config, .sepp) are
-//     bound read-only onto themselves, and every directory between the write
+//  5. Protected paths inside write roots (.git/hooks/, .git/config, .sepp/)
+//     are bound read-only onto themselves (a missing folder entry, written
+//     with a trailing "/", is first created when its parent folder exists:
+//     a repository without .git/hooks gets an empty one), and every directory between the write
 //     root and them is bound onto itself too. A mount point cannot be
 //     renamed or removed (EBUSY), so `mv .git x; mkdir .git` cannot swap in an
 //     unprotected copy.
@@ -333,8 +335,21 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
       fs::path full = rel.is_absolute() ? rel : fs::path(root) / rel;
       full = full.lexically_normal();
       std::string f = full.string();
+      bool dir_entry = f.size() > 1 && f.back() == '/';  // ".git/hooks/": a directory
+      while (f.size() > 1 && f.back() == '/') f.pop_back();
       if (!IsUnder(f, root) || f == root) continue;
       struct stat st {};
+      if (lstat(f.c_str(), &st) != 0 && errno == ENOENT && dir_entry) {
+        // A repository without .git/hooks would let the command create
+        // hooks that git then runs outside the sandbox. Make the missing
+        // folder (empty, as git itself would) so that it can be protected;
+        // but only inside an existing folder below the root: a new
+        // top-level entry (.sepp/) in every workspace would be litter.
+        std::string parent = fs::path(f).parent_path().string();
+        struct stat pst {};
+        if (parent != root && lstat(parent.c_str(), &pst) == 0 && S_ISDIR(pst.st_mode))
+          mkdir(f.c_str(), 0755);
+      }
       if (lstat(f.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
       std::string rel_part = f.substr(root == "/" ? 1 : root.size() + 1);
       std::string cur = root == "/" ? "" : root;

