@@ -12,7 +12,8 @@
 # seccomp: the least any launcher that creates them can take here.
 # As root, sepp also makes a pids cgroup per run (RLIMIT_NPROC does not bind
 # uid 0); run it as a normal user too (e.g. `su USER -c 'bench/sandbox/run.sh
-# /path/to/sepp'`) for what most users see.
+# /path/to/sepp'`) for what most users see. JSON=FILE also writes hyperfine's
+# JSON (means to the microsecond; bench/sandbox/summary.py prints them).
 set -eu
 SEPP=$(realpath "${1:-build/sepp}")
 OLD=${2:+$(realpath "$2")}
@@ -27,6 +28,7 @@ BWRAP="bwrap --unshare-all --die-with-parent --new-session --ro-bind /usr /usr \
   --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/sbin /sbin \
   --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp --bind $WS $WS --chdir $WS --cap-drop ALL"
 hyperfine -N --warmup 20 --runs ${RUNS:-300} --export-markdown "${OUT:-/dev/stdout}" \
+  ${JSON:+--export-json "$JSON"} \
   -n 'plain true' 'true' \
   -n 'floor true' "$FLOOR true" \
   -n 'sepp sandbox true' "$SEPP sandbox -- true" \
