@@ -30,3 +30,15 @@ function(sepp_test folder)
   add_test(NAME ${folder} COMMAND test_${folder} --gtest_color=no)
   set_tests_properties(${folder} PROPERTIES TIMEOUT 900)
 endfunction()
+
+# sepp_bench(NAME SOURCE DEPS...)
+#   A Google Benchmark binary bench_NAME from SOURCE linking DEPS; nothing
+#   when Google Benchmark is not installed.
+function(sepp_bench name source)
+  if(NOT benchmark_FOUND)
+    return()
+  endif()
+  add_executable(bench_${name} ${source})
+  target_link_libraries(bench_${name} PRIVATE ${ARGN} benchmark::benchmark)
+  target_include_directories(bench_${name} PRIVATE ${CMAKE_SOURCE_DIR}/src)
+endfunction()

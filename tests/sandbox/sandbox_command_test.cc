@@ -36,7 +36,9 @@ class SandboxCommandTest : public ::testing::Test {
     if (!ws_.empty()) fs::remove_all(ws_, ec);
   }
   Ran Sepp(const std::string& args) {
-    std::string cmd = "cd '" + ws_.string() + "' && '" + sepp_.string() + "' " + args + " 2>&1 </dev/null";
+    return Shell("cd '" + ws_.string() + "' && '" + sepp_.string() + "' " + args + " 2>&1 </dev/null");
+  }
+  static Ran Shell(const std::string& cmd) {
     Ran r;
     FILE* p = popen(cmd.c_str(), "r");
     char buf[4096];
@@ -118,13 +120,7 @@ TEST_F(SandboxCommandTest, WorksForANormalUser) {
                     "env HOME=" + ws_.string() + " ./sepp sandbox -- sh -c " +
                     "'id -u; echo made > made.txt; echo 1 > /proc/sys/vm/drop_caches && echo DROPPED;"
                     " cat /etc/shadow' 2>&1 </dev/null";
-  Ran r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  Ran r = Shell(cmd);
   EXPECT_THAT(r.output, HasSubstr("65534\n"));
   EXPECT_THAT(r.output, HasSubstr("reading /etc/shadow is not allowed"));
   EXPECT_THAT(r.output, Not(HasSubstr("DROPPED")));
