@@ -332,8 +332,13 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   Pipes& p = *pipes;
   auto report = MakePipe();
   if (!report.ok()) return report.error();
-  auto status_pipe = MakePipe();
-  if (!status_pipe.ok()) return status_pipe.error();
+  // With an init, pid 1 reports the command's wait status through this pipe.
+  std::pair<UniqueFd, UniqueFd> status_pipe;
+  if (spec.init) {
+    auto made = MakePipe();
+    if (!made.ok()) return made.error();
+    status_pipe = std::move(*made);
+  }
 
   std::vector<std::string> env = BuildChildEnv(policy);
   UniqueFd proxy_parent, proxy_child;
@@ -371,7 +376,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   }
   plan.stderr_fd = p.out_w.get();
   plan.report_fd = report->second.get();
-  plan.status_fd = status_pipe->second.get();
+  plan.status_fd = status_pipe.second.valid() ? status_pipe.second.get() : -1;
   plan.use_init = spec.init;
   plan.mounts = &*mounts;
   plan.landlock = &landlock;
@@ -392,7 +397,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   p.out_w.Reset();
   p.in_r.Reset();
   report->second.Reset();
-  status_pipe->second.Reset();
+  status_pipe.second.Reset();
   proxy_child.Reset();
   auto abandon = [&](Error e) -> Result<RunResult> {
     kill(pid, SIGKILL);
@@ -452,14 +457,17 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   int status = 0;
   Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
   // pid 1 (the sandbox's init) exits 0 after writing the command's status.
-  {
+  if (status_pipe.first.valid()) {
     int command_status = 0;
-    fcntl(status_pipe->first.get(), F_SETFL, O_NONBLOCK);
-    if (read(status_pipe->first.get(), &command_status, sizeof command_status) ==
+    fcntl(status_pipe.first.get(), F_SETFL, O_NONBLOCK);
+    if (read(status_pipe.first.get(), &command_status, sizeof command_status) ==
         static_cast<ssize_t>(sizeof command_status))
       status = command_status;
   }
-  uint64_t refused = cgroup ? cgroup->RefusedForks() : 0;
+  // Refused forks only explain a failure; a command that succeeded needs no
+  // reading of pids.events.
+  bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0 && !result.timed_out;
+  uint64_t refused = cgroup && !succeeded ? cgroup->RefusedForks() : 0;
   FinishResult(policy, spec, timeout, status, refused, tail, cancel, &result);
   if (proxy) {
     auto refusals = proxy->Refusals();
