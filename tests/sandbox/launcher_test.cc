@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -36,6 +37,40 @@ TEST_F(SandboxTest, EchoRunsAndExitStatusComesBack) {
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.output, "hello\n");
+}
+
+// The agent launches several commands at once from its tool threads. The
+// child shares the launching thread's memory until exec (CLONE_VM |
+// CLONE_VFORK), so launches from many threads, with the allocator busy in
+// others, must neither interfere nor mix up their outputs.
+TEST_F(SandboxTest, ConcurrentLaunchesFromManyThreadsStayApart) {
+  constexpr int kThreads = 4, kRuns = 12;
+  std::vector<std::thread> threads;
+  std::atomic<int> good{0};
+  std::atomic<bool> churn{true};
+  std::thread allocator([&] {
+    std::vector<std::string> v;
+    while (churn) {
+      v.assign(64, std::string(100, 'x'));
+      v.clear();
+    }
+  });
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRuns; ++i) {
+        std::string tag = std::to_string(t) + "-" + std::to_string(i);
+        RunSpec spec;
+        spec.argv = {"/bin/sh", "-c", "echo " + tag + "; exit " + std::to_string(i)};
+        spec.cwd = ws_;
+        std::string out;
+        auto r = sandbox::Run(spec, policy_, [&](std::string_view v) { out.append(v); }, nullptr);
+        if (r.ok() && r->exit_code == i && out == tag + "\n") ++good;
+      }
+    });
+  for (auto& th : threads) th.join();
+  churn = false;
+  allocator.join();
+  EXPECT_EQ(good.load(), kThreads * kRuns);
 }
 
 TEST_F(SandboxTest, StdinIsFedToTheCommandAndClosed) {
