@@ -33,10 +33,12 @@ std::string Shell() {
   return "/bin/sh";
 }
 
+// A folder of this user's own: /tmp is shared (PrepareOutputFolder checks).
 std::filesystem::path OutputDir(const ToolContext& ctx) {
   if (!ctx.output_dir.empty()) return ctx.output_dir;
   const char* tmp = std::getenv("TMPDIR");
-  return std::filesystem::path(tmp && *tmp ? tmp : "/tmp") / "sepp-output";
+  return std::filesystem::path(tmp && *tmp ? tmp : "/tmp") /
+         ("sepp-" + std::to_string(::geteuid()) + "-output");
 }
 
 std::string FirstLine(const std::string& command, size_t max_bytes) {

@@ -21,8 +21,9 @@ struct ToolContext {
   std::function<void(std::string_view)> on_output;    // partial output (bash); may be empty
   const sandbox::Policy* policy = nullptr;            // null: the built-in default
   // Where a tool saves the full text of an output it had to truncate (bash),
-  // so the model can read the rest. Empty: $TMPDIR/sepp-output (else
-  // /tmp/sepp-output). The agent may point it at the session's folder.
+  // so the model can read the rest. Empty: $TMPDIR/sepp-UID-output (else
+  // /tmp/sepp-UID-output), private to the user; saved outputs older than a
+  // week are removed. The agent may point it at the session's folder.
   std::filesystem::path output_dir;
 };
 

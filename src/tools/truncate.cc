@@ -3,9 +3,15 @@
 // which case its UTF-8-safe prefix (head) or suffix (tail) is kept.
 #include "tools/truncate.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "base/fd.h"
 #include "base/strings.h"
@@ -148,6 +154,49 @@ void LimitResult(ToolResult& result, const TruncateLimits& limits) {
   result.truncated = true;
 }
 
+namespace {
+
+constexpr auto kKeepSavedOutput = std::chrono::hours(24 * 7);
+
+// Saved outputs older than a week go when a new one is saved (once per
+// folder and process): without this the folder only grew.
+void PruneOldOutputs(const std::filesystem::path& dir) {
+  static std::mutex mu;
+  static std::set<std::string> swept;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!swept.insert(dir.string()).second) return;
+  }
+  std::error_code ec;
+  auto cutoff = std::filesystem::file_time_type::clock::now() - kKeepSavedOutput;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::error_code e2;
+    if (e.path().extension() == ".log" && e.is_regular_file(e2) &&
+        e.last_write_time(e2) < cutoff && !e2)
+      std::filesystem::remove(e.path(), e2);
+  }
+}
+
+}  // namespace
+
+std::string PrepareOutputFolder(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+  ::mkdir(dir.c_str(), 0700);  // private: outputs may hold what the command printed
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0)
+    return "cannot create " + dir.string() + ": " + ErrnoText(errno);
+  // In a shared folder such as /tmp another user may have planted the name
+  // first (a link to somewhere of theirs, or a folder they can read).
+  if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return "refusing to save output in " + dir.string() +
+           ": it is not a private folder of this user (a link, another owner, or writable by "
+           "others); remove it or set TMPDIR";
+  PruneOldOutputs(dir);
+  return {};
+}
+
 OutputCollector::OutputCollector(TruncateLimits limits, std::filesystem::path spill_path)
     : limits_(limits), spill_path_(std::move(spill_path)) {}
 
@@ -183,9 +232,9 @@ void OutputCollector::Spill() {
                                               : all_;
   if (spill_path_.empty()) {
     spill_error_ = "no folder for saved output";
+  } else if (std::string why = PrepareOutputFolder(spill_path_.parent_path()); !why.empty()) {
+    spill_error_ = why;
   } else {
-    std::error_code ec;
-    std::filesystem::create_directories(spill_path_.parent_path(), ec);
     file_ = std::fopen(spill_path_.c_str(), "wbe");
     if (!file_) {
       spill_error_ = "cannot create " + spill_path_.string() + ": " + ErrnoText(errno);

@@ -58,6 +58,11 @@ void LimitResult(ToolResult& result, const TruncateLimits& limits = {});
 // Collects a stream (bash output) of any size in bounded memory: it keeps
 // the head and a tail window, and once the output exceeds the limits it
 // writes the whole stream to spill_path so nothing is lost.
+// Makes `dir` (mode 0700) if needed and checks that it is a folder of this
+// user's that nobody else can write and not a link; removes saved outputs
+// (*.log) older than a week in it, once per folder and process. Empty, or why not.
+std::string PrepareOutputFolder(const std::filesystem::path& dir);
+
 class OutputCollector {
  public:
   OutputCollector(TruncateLimits limits, std::filesystem::path spill_path);

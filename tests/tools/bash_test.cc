@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -178,6 +180,50 @@ TEST_F(BashTest, Summary) {
   EXPECT_EQ(bash_->Summary({{"command", "  cd x\nmake"}}), "bash cd x…");
   std::string s = bash_->Summary({{"command", std::string(100, 'y')}});
   EXPECT_EQ(s, "bash " + std::string(60, 'y') + "…");
+}
+
+// The default folder for saved output lies in the shared /tmp: it is the
+// user's own (0700), a planted link or foreign folder is refused, and old
+// outputs are swept.
+TEST(BashOutputFolder, PrivateRefusesPlantedLinksAndSweepsOldOutputs) {
+  testing::TempDir tmp;
+  const char* old_tmpdir = getenv("TMPDIR");
+  std::string saved = old_tmpdir ? old_tmpdir : "";
+  setenv("TMPDIR", tmp.path().c_str(), 1);
+  auto bash = MakeBashTool();
+  ToolContext ctx;
+  ctx.cwd = tmp.path();
+  Json big = {{"command", "seq 1 100000"}};
+  std::filesystem::path dir = tmp.path() / ("sepp-" + std::to_string(geteuid()) + "-output");
+
+  // Planted first as a link to a folder of someone else's choosing.
+  std::filesystem::create_directories(tmp.path() / "elsewhere");
+  std::filesystem::create_directory_symlink(tmp.path() / "elsewhere", dir);
+  ToolResult refused = bash->Run(big, ctx);
+  EXPECT_TRUE(refused.truncated);
+  EXPECT_NE(refused.text.find("not a private folder"), std::string::npos) << refused.text.substr(0, 200);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp.path() / "elsewhere"));
+  std::filesystem::remove(dir);
+
+  // An old saved output, and a fresh one of the user's, before the next save.
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  std::ofstream(dir / "old.log") << "old";
+  std::ofstream(dir / "fresh.log") << "fresh";
+  std::ofstream(dir / "notes.txt") << "not ours";
+  std::filesystem::last_write_time(dir / "old.log", std::filesystem::file_time_type::clock::now() -
+                                                        std::chrono::hours(24 * 8));
+  std::filesystem::last_write_time(dir / "notes.txt", std::filesystem::file_time_type::clock::now() -
+                                                          std::chrono::hours(24 * 8));
+  ToolResult saved_run = bash->Run(big, ctx);
+  ASSERT_TRUE(saved_run.details.contains("full_output_path")) << saved_run.text.substr(0, 200);
+  std::string log = saved_run.details["full_output_path"];
+  EXPECT_EQ(std::filesystem::path(log).parent_path(), dir);
+  EXPECT_EQ(std::filesystem::status(dir).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_all);
+  EXPECT_FALSE(std::filesystem::exists(dir / "old.log"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "fresh.log"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "notes.txt"));
+  if (old_tmpdir) setenv("TMPDIR", saved.c_str(), 1); else unsetenv("TMPDIR");
 }
 
 }  // namespace
