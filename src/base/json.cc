@@ -5,7 +5,9 @@ namespace sepp {
 Result<Json> ParseJson(std::string_view text) {
   try {
     return Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // Not only parse_error: a number too large for a double ("1e999")
+    // throws out_of_range, and outside input must never escape as a throw.
     return Error::Make(std::string("invalid JSON: ") + e.what(), "invalid_json");
   }
 }

@@ -52,6 +52,17 @@ TEST(Json, ParseErrorIsAValueNotAThrow) {
   EXPECT_EQ((*good)["a"], 1);
 }
 
+// Found by the session store's damage fuzz: an id mutated into "79e350"
+// overflowed a double, and nlohmann throws out_of_range for that, not
+// parse_error.
+TEST(Json, NumbersOutOfRangeAreErrorsNotThrows) {
+  for (const char* text : {"1e999", "[79e350]", "{\"a\": -1e400}", "123456789012345678901234567890e400"}) {
+    auto r = ParseJson(text);
+    EXPECT_FALSE(r.ok()) << text;
+    if (!r.ok()) EXPECT_EQ(r.error().kind, "invalid_json");
+  }
+}
+
 TEST(Json, DumpSurvivesInvalidUtf8) {
   Json j = std::string("x\xFFy");
   EXPECT_EQ(DumpJson(j), "\"x\xEF\xBF\xBDy\"");
