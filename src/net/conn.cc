@@ -300,6 +300,12 @@ Status Conn::StartTls(SSL_CTX* ctx, const std::string& host, double timeout_s) {
   }
 }
 
+bool Conn::IdleAndOpen() const {
+  if (ssl_ && SSL_pending(ssl_) > 0) return false;
+  pollfd p{fd_.get(), POLLIN, 0};
+  return poll(&p, 1, 0) == 0;
+}
+
 Status Conn::WriteAll(std::string_view data, double timeout_s) {
   while (!data.empty()) {
     ssize_t n;

@@ -57,6 +57,12 @@ class Conn {
 
   const std::string& peer() const { return peer_; }
 
+  // For a kept-alive connection: the next call's cancellation fd.
+  void set_wake_fd(int wake_fd) { wake_fd_ = wake_fd; }
+  // True when the connection is idle and still open: nothing to read (a
+  // server that closed it, or sent anything unasked, makes it readable).
+  bool IdleAndOpen() const;
+
  private:
   Conn(UniqueFd fd, int wake_fd, std::string peer) : fd_(std::move(fd)), wake_fd_(wake_fd), peer_(std::move(peer)) {}
   Error IoError(std::string_view action, int err) const;

@@ -1,28 +1,34 @@
 // HTTP/1.1 client over plain sockets + OpenSSL, driven by poll().
 //
-// Why not Beast: the API is blocking and one request owns one connection, so
-// a poll() loop over one socket plus a cancel eventfd gives exact timeouts
-// and immediate cancellation with a few hundred lines that compile in
-// seconds, where Beast's templates cost minutes per file on two cores and
+// Why not Beast: the API is blocking and one request owns one connection at
+// a time, so a poll() loop over one socket plus a cancel eventfd gives exact
+// timeouts and immediate cancellation with a few hundred lines that compile
+// in seconds, where Beast's templates cost minutes per file on two cores and
 // still need a hand-written cancellation path.
 //
 // Flow of one call:
 //   1. parse the URL, choose a proxy (request.proxy or the environment)
-//   2. connect (to the proxy or the server) within connect_timeout_s
-//   3. https via proxy: "CONNECT host:port" and expect 2xx; then TLS with
-//      SNI + certificate + hostname verification
-//   4. send "METHOD target HTTP/1.1" (absolute-URI target through an http
-//      proxy), Host, Connection: close, Content-Length, the caller's headers
-//   5. read the head (skipping 1xx), then the body by its framing: chunked,
+//   2. take a kept-alive connection for this target and route from the pool
+//      (net/conn_pool.h), or connect (to the proxy or the server) within
+//      connect_timeout_s; https via proxy: "CONNECT host:port" and expect
+//      2xx; then TLS with SNI + certificate + hostname verification
+//   3. send "METHOD target HTTP/1.1" (absolute-URI target through an http
+//      proxy), Host, Content-Length, the caller's headers
+//   4. read the head (skipping 1xx), then the body by its framing: chunked,
 //      Content-Length, or until close; every read waits at most
 //      read_timeout_s of silence
-// Cancellation wakes any wait at once; the socket is closed on return.
+//   5. a body read exactly to its end on an HTTP/1.1 connection the server
+//      keeps open goes back to the pool; anything else is closed. If a
+//      kept-alive connection fails before any byte of an answer (the server
+//      closed it meanwhile), the request is sent once more on a new one.
+// Cancellation wakes any wait at once.
 #include <cctype>
 #include <cstdlib>
 #include <optional>
 
 #include "base/log.h"
 #include "net/conn.h"
+#include "net/conn_pool.h"
 #include "net/http_client.h"
 #include "net/http_wire.h"
 #include "net/proxy.h"
@@ -46,6 +52,7 @@ class Reader {
     auto n = conn_->Read(tmp, sizeof tmp, idle_);
     if (!n.ok()) return n.error();
     buf_.append(tmp, *n);
+    received_ += *n;
     return *n > 0;
   }
 
@@ -76,11 +83,15 @@ class Reader {
   }
 
   std::string& buf() { return buf_; }
+  // Whether any byte of a response arrived (a request that got none may be
+  // sent again on a new connection).
+  bool received_any() const { return received_ > 0; }
 
  private:
   Conn* conn_;
   double idle_;
   std::string buf_;
+  size_t received_ = 0;
 };
 
 Error ClosedMidBody(const std::string& peer) {
@@ -90,12 +101,18 @@ Error ClosedMidBody(const std::string& peer) {
 }
 
 // Delivers the body per its framing. Returns Ok when complete or when the
-// consumer stops early.
+// consumer stops early. *complete: the body was read exactly to its end by
+// its framing (chunked or Content-Length), so the connection could carry
+// another request.
 Status ReadBody(Reader& reader, const MessageHead& head, const std::string& method, int status,
-                const std::string& peer, const HttpHandlers& handlers) {
+                const std::string& peer, const HttpHandlers& handlers, bool* complete) {
   auto deliver = [&](std::string_view piece) { return piece.empty() || !handlers.on_body || handlers.on_body(piece); };
-  if (method == "HEAD" || status == 204 || status == 304) return Ok();
+  *complete = false;
   std::string& buf = reader.buf();
+  if (method == "HEAD" || status == 204 || status == 304) {
+    *complete = buf.empty();
+    return Ok();
+  }
 
   if (HeaderHasToken(head.headers, "Transfer-Encoding", "chunked")) {
     ChunkedDecoder decoder;
@@ -106,7 +123,10 @@ Status ReadBody(Reader& reader, const MessageHead& head, const std::string& meth
       buf.erase(0, *used);
       if (!deliver(out)) return Ok();
       out.clear();
-      if (decoder.done()) return Ok();
+      if (decoder.done()) {
+        *complete = buf.empty();
+        return Ok();
+      }
       auto more = reader.Fill();
       if (!more.ok()) return more.error();
       if (!*more) return ClosedMidBody(peer);
@@ -133,6 +153,7 @@ Status ReadBody(Reader& reader, const MessageHead& head, const std::string& meth
       length -= take;
       if (!go_on) return Ok();
     }
+    *complete = buf.empty();
     return Ok();
   }
 
@@ -204,6 +225,31 @@ Status OpenTunnel(Conn* conn, const Url& proxy, const Url& url, double timeout_s
   return Ok();
 }
 
+// Connections are pooled per target and route (the proxy, with its
+// credentials, is part of the route).
+std::string PoolKey(const Url& url, const std::optional<Url>& proxy) {
+  std::string key = url.scheme + "://" + url.HostPort();
+  if (proxy) key += " via " + proxy->userinfo + "@" + proxy->HostPort();
+  return key;
+}
+
+// A new connection to the target, through the proxy if any, with TLS for https.
+Result<std::unique_ptr<Conn>> Open(const HttpRequest& request, const Url& url,
+                                   const std::optional<Url>& proxy, int wake_fd) {
+  const Url& hop = proxy ? *proxy : url;
+  auto conn = Conn::Dial(hop.host, hop.port, request.connect_timeout_s, wake_fd, proxy ? "proxy " : "");
+  if (!conn.ok()) return conn.error();
+  if (url.https()) {
+    if (proxy) {
+      if (Status s = OpenTunnel(conn->get(), *proxy, url, request.connect_timeout_s); !s.ok()) return s.error();
+    }
+    auto ctx = ClientTlsContext();
+    if (!ctx.ok()) return ctx.error();
+    if (Status s = (*conn)->StartTls(*ctx, url.host, request.connect_timeout_s); !s.ok()) return s.error();
+  }
+  return conn;
+}
+
 }  // namespace
 
 std::string HttpResponseHead::Header(std::string_view name) const { return FindHeader(headers, name); }
@@ -220,24 +266,9 @@ Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, Cancel
   auto proxy = ChooseProxy(request, *url);
   if (!proxy.ok()) return proxy.error();
 
-  CancelWake wake(cancel);
-  const Url& hop = *proxy ? **proxy : *url;
-  auto conn = Conn::Dial(hop.host, hop.port, request.connect_timeout_s, wake.fd(), *proxy ? "proxy " : "");
-  if (!conn.ok()) return conn.error();
-  Conn* c = conn->get();
-
-  if (url->https()) {
-    if (*proxy) {
-      if (Status s = OpenTunnel(c, **proxy, *url, request.connect_timeout_s); !s.ok()) return s;
-    }
-    auto ctx = ClientTlsContext();
-    if (!ctx.ok()) return ctx.error();
-    if (Status s = c->StartTls(*ctx, url->host, request.connect_timeout_s); !s.ok()) return s;
-  }
-
   bool absolute = *proxy && !url->https();
   std::string head = request.method + " " + (absolute ? "http://" + url->HostHeader() + url->target : url->target) +
-                     " HTTP/1.1\r\nHost: " + url->HostHeader() + "\r\nConnection: close\r\n";
+                     " HTTP/1.1\r\nHost: " + url->HostHeader() + "\r\n";
   if (absolute && !(*proxy)->userinfo.empty()) {
     head += "Proxy-Authorization: " + BasicAuthorization((*proxy)->userinfo) + "\r\n";
   }
@@ -253,21 +284,52 @@ Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, Cancel
   }
   head += "\r\n";
   head += request.body;
-  if (Status s = c->WriteAll(head, request.read_timeout_s); !s.ok()) return s;
 
-  Reader reader(c, request.read_timeout_s);
-  for (;;) {
-    auto msg = reader.ReadHead(c->peer());
-    if (!msg.ok()) return msg.error();
-    auto status = ParseStatusLine(msg->start_line);
-    if (!status.ok()) return Error::Make(c->peer() + " sent an invalid status line", "io");
-    if (status->status >= 100 && status->status < 200) continue;  // interim (100 Continue, 103)
-    log::Debug(request.method + " " + url->scheme + "://" + url->HostHeader() + " -> " + std::to_string(status->status));
-    HttpResponseHead response_head;
-    response_head.status = status->status;
-    response_head.headers = msg->headers;
-    if (handlers.on_head) handlers.on_head(response_head);
-    return ReadBody(reader, *msg, request.method, status->status, c->peer(), handlers);
+  CancelWake wake(cancel);
+  std::string key = PoolKey(*url, *proxy);
+  // A kept-alive connection may have been closed by the server just as we
+  // send: if it answers nothing at all, the request was not taken and goes
+  // once more on a new connection.
+  for (int attempt = 0;; ++attempt) {
+    std::unique_ptr<Conn> conn = attempt == 0 ? ConnPool::Shared().Take(key) : nullptr;
+    bool reused = conn != nullptr;
+    if (!conn) {
+      auto opened = Open(request, *url, *proxy, wake.fd());
+      if (!opened.ok()) return opened.error();
+      conn = std::move(*opened);
+    }
+    Conn* c = conn.get();
+    c->set_wake_fd(wake.fd());
+    Reader reader(c, request.read_timeout_s);
+    auto retry_on_new = [&](const Error& e) {
+      return reused && !wake.fired() && !reader.received_any() && e.kind == "io";
+    };
+    if (Status s = c->WriteAll(head, request.read_timeout_s); !s.ok()) {
+      if (retry_on_new(s.error())) continue;
+      return s;
+    }
+    for (;;) {
+      auto msg = reader.ReadHead(c->peer());
+      if (!msg.ok()) {
+        if (retry_on_new(msg.error())) break;
+        return msg.error();
+      }
+      auto status = ParseStatusLine(msg->start_line);
+      if (!status.ok()) return Error::Make(c->peer() + " sent an invalid status line", "io");
+      if (status->status >= 100 && status->status < 200) continue;  // interim (100 Continue, 103)
+      log::Debug(request.method + " " + url->scheme + "://" + url->HostHeader() + " -> " +
+                 std::to_string(status->status) + (reused ? " (kept-alive connection)" : ""));
+      HttpResponseHead response_head;
+      response_head.status = status->status;
+      response_head.headers = msg->headers;
+      if (handlers.on_head) handlers.on_head(response_head);
+      bool complete = false;
+      Status body = ReadBody(reader, *msg, request.method, status->status, c->peer(), handlers, &complete);
+      bool keep = body.ok() && complete && status->minor >= 1 &&
+                  !HeaderHasToken(msg->headers, "Connection", "close");
+      if (keep) ConnPool::Shared().Put(key, std::move(conn));
+      return body;
+    }
   }
 }
 

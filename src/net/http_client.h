@@ -2,8 +2,9 @@
 // timeouts, cancellation, streamed bodies.
 //
 // Blocking API on purpose: the agent runs each provider call on its own
-// thread; inside, the client drives Asio with a private io_context so that
-// connect/read timeouts and cancellation are exact. No exceptions escape.
+// thread; inside, the client waits with poll() on the socket and a cancel
+// eventfd, so connect/read timeouts and cancellation are exact. No
+// exceptions escape.
 #pragma once
 #include <functional>
 #include <string>
@@ -56,8 +57,9 @@ struct HttpHandlers {
 // say what to check. An HTTP error status (4xx/5xx) is not an error here:
 // it arrives in on_head like any other response.
 //
-// One connection per call ("Connection: close"); no Accept-Encoding is sent,
-// so bodies arrive as the server wrote them (de-chunked).
+// Connections are kept alive and reused by later calls to the same target
+// (see net/conn_pool.h); no Accept-Encoding is sent, so bodies arrive as the
+// server wrote them (de-chunked).
 Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, CancelToken* cancel);
 
 // Convenience: collects the whole body.

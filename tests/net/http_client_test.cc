@@ -4,7 +4,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -255,6 +259,175 @@ TEST(HttpClient, HostileResponsesGiveIoErrors) {
     ASSERT_FALSE(r.ok()) << bytes.substr(0, 60);
     EXPECT_EQ(r.error().kind, "io") << r.error().message;
   }
+}
+
+// Keep-alive: a provider conversation makes one request per turn to the
+// same host; over TLS every new connection costs two handshakes.
+struct PeerLog {
+  std::mutex mu;
+  std::vector<std::string> peers;
+  void Add(const std::string& p) {
+    std::lock_guard<std::mutex> lock(mu);
+    peers.push_back(p);
+  }
+  size_t Distinct() {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::set<std::string>(peers.begin(), peers.end()).size();
+  }
+};
+
+TEST(HttpClient, KeepsTheConnectionForTheNextCall) {
+  PeerLog log;
+  HttpServer server([&](const HttpServerRequest& req, ResponseWriter& w) {
+    log.Add(req.peer);
+    if (req.Path() == "/stream") {
+      w.Begin(200, {{"Content-Type", "text/event-stream"}});
+      w.Write("data: a\n\n");
+      w.Write("data: b\n\n");
+      w.End();
+    } else {
+      w.Send(200, {}, "ok " + req.body);
+    }
+  });
+  ASSERT_TRUE(server.Start().ok());
+  for (const char* path : {"/a", "/stream", "/b", "/stream", "/c"}) {
+    HttpRequest req;
+    req.url = Url(server, path);
+    req.body = path;
+    auto r = HttpFetch(req, nullptr);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->head.status, 200);
+  }
+  EXPECT_EQ(log.peers.size(), 5u);
+  EXPECT_EQ(log.Distinct(), 1u) << "every call after the first reuses the connection";
+}
+
+TEST(HttpClient, ConnectionsThatCannotCarryAnotherRequestAreNotKept) {
+  PeerLog log;
+  HttpServer server([&](const HttpServerRequest& req, ResponseWriter& w) {
+    log.Add(req.peer);
+    if (req.Path() == "/close-delimited") {
+      w.Begin(200, {}, /*chunked=*/false);
+      w.Write("until the end");
+      w.End();
+    } else if (req.Path() == "/long") {
+      w.Send(200, {}, std::string(100000, 'x'));
+    } else if (req.Path() == "/cut") {
+      w.Begin(200, {});
+      w.Write("half");
+      w.Abort();
+    } else {
+      w.Send(200, {}, "fine");
+    }
+  });
+  ASSERT_TRUE(server.Start().ok());
+  HttpRequest req;
+  req.method = "GET";
+  req.url = Url(server, "/close-delimited");
+  ASSERT_TRUE(HttpFetch(req, nullptr).ok());
+  req.url = Url(server, "/long");  // the consumer stops early: the rest is unread
+  HttpHandlers stop_early;
+  stop_early.on_body = [](std::string_view) { return false; };
+  ASSERT_TRUE(HttpSend(req, stop_early, nullptr).ok());
+  req.url = Url(server, "/cut");
+  EXPECT_FALSE(HttpFetch(req, nullptr).ok());
+  req.url = Url(server, "/fine");
+  ASSERT_TRUE(HttpFetch(req, nullptr).ok());
+  EXPECT_EQ(log.Distinct(), 4u) << "each call needed a new connection: "
+                                << ::testing::PrintToString(log.peers);
+}
+
+// "Connection: close" and HTTP/1.0 answers end the connection's use.
+TEST(HttpClient, ServersThatSayCloseAreNotAskedAgain) {
+  for (const char* answer : {"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+                             "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"}) {
+    int port = 0;
+    int listener = testing::ListenLocal(&port);
+    std::atomic<int> accepted{0};
+    std::thread server([&] {
+      for (int i = 0; i < 2; ++i) {
+        int c = accept(listener, nullptr, nullptr);
+        ++accepted;
+        testing::ReadHead(c);
+        testing::SendRaw(c, answer);
+        testing::ReadUntilClose(c, 2000);  // keep it open until the client lets go
+        close(c);
+      }
+    });
+    HttpRequest req;
+    req.method = "GET";
+    req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
+    ASSERT_TRUE(HttpFetch(req, nullptr).ok());
+    auto again = HttpFetch(req, nullptr);
+    ASSERT_TRUE(again.ok()) << again.error().message;
+    server.join();
+    close(listener);
+    EXPECT_EQ(accepted.load(), 2) << answer;
+  }
+}
+
+// The server closes a kept-alive connection just as the next request goes
+// out on it (it reads the request, then closes without a word): the request
+// is sent again on a new connection and the caller never notices.
+TEST(HttpClient, AKeptConnectionClosedUnderTheRequestIsRetriedOnANewOne) {
+  int port = 0;
+  int listener = testing::ListenLocal(&port);
+  std::atomic<int> accepted{0};
+  std::thread server([&] {
+    int c1 = accept(listener, nullptr, nullptr);
+    ++accepted;
+    testing::ReadHead(c1);
+    testing::SendRaw(c1, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst");
+    testing::ReadHead(c1);  // the second request arrives on the kept connection...
+    close(c1);              // ...and is dropped unanswered
+    int c2 = accept(listener, nullptr, nullptr);
+    ++accepted;
+    testing::ReadHead(c2);
+    testing::SendRaw(c2, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nsecond");
+    close(c2);
+  });
+  HttpRequest req;
+  req.method = "GET";
+  req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
+  auto first = HttpFetch(req, nullptr);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(first->body, "first");
+  auto second = HttpFetch(req, nullptr);
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(second->body, "second");
+  server.join();
+  close(listener);
+  EXPECT_EQ(accepted.load(), 2);
+}
+
+// A connection the server closed while it sat idle is noticed and dropped
+// before use; an answer that started and then broke is never retried (the
+// request may have been acted on).
+TEST(HttpClient, DeadIdleConnectionsAreDroppedAndBrokenAnswersNotRetried) {
+  int port = 0;
+  int listener = testing::ListenLocal(&port);
+  std::thread server([&] {
+    int c1 = accept(listener, nullptr, nullptr);
+    testing::ReadHead(c1);
+    testing::SendRaw(c1, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    close(c1);  // idle close, before the client's next call
+    int c2 = accept(listener, nullptr, nullptr);
+    testing::ReadHead(c2);
+    testing::SendRaw(c2, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    testing::ReadHead(c2);
+    testing::SendRaw(c2, "HTTP/1.1 200 OK\r\nContent-Le");  // breaks mid-head
+    close(c2);
+  });
+  HttpRequest req;
+  req.method = "GET";
+  req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
+  ASSERT_TRUE(HttpFetch(req, nullptr).ok());
+  std::this_thread::sleep_for(50ms);  // let the close arrive
+  ASSERT_TRUE(HttpFetch(req, nullptr).ok()) << "the dead connection was skipped";
+  auto broken = HttpFetch(req, nullptr);
+  EXPECT_FALSE(broken.ok());
+  server.join();
+  close(listener);
 }
 
 TEST(HttpClient, HeadResponseHasNoBody) {

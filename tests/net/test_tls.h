@@ -2,6 +2,7 @@
 // with OpenSSL at test time, and a tiny blocking TLS server.
 #pragma once
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -79,6 +80,9 @@ class TlsServer {
  public:
   TlsServer(const KeyAndCert& leaf, std::function<std::string(const std::string&)> answer)
       : answer_(std::move(answer)) {
+    // The client may be gone when we write (close_notify to a closed
+    // connection): an error, not a SIGPIPE that ends the test binary.
+    signal(SIGPIPE, SIG_IGN);
     ctx_ = SSL_CTX_new(TLS_server_method());
     SSL_CTX_use_certificate(ctx_, leaf.cert);
     SSL_CTX_use_PrivateKey(ctx_, leaf.key);
@@ -88,6 +92,8 @@ class TlsServer {
   ~TlsServer() {
     stop_ = true;
     shutdown(listen_fd_, SHUT_RDWR);
+    int active = active_fd_.load();
+    if (active >= 0) shutdown(active, SHUT_RDWR);  // a client may keep it open
     thread_.join();
     close(listen_fd_);
     SSL_CTX_free(ctx_);
@@ -103,6 +109,8 @@ class TlsServer {
     while (!stop_) {
       int c = accept(listen_fd_, nullptr, nullptr);
       if (c < 0) return;
+      active_fd_ = c;
+      if (stop_) shutdown(c, SHUT_RDWR);
       SSL* ssl = SSL_new(ctx_);
       SSL_set_fd(ssl, c);
       if (SSL_accept(ssl) == 1) {
@@ -111,14 +119,23 @@ class TlsServer {
           std::lock_guard<std::mutex> lock(mu_);
           sni_.push_back(name ? name : "");
         }
-        std::string head;
-        char ch;
-        while (head.find("\r\n\r\n") == std::string::npos && SSL_read(ssl, &ch, 1) == 1) head.push_back(ch);
-        std::string reply = answer_(head);
-        SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
+        // Requests on this connection while the answers let the client
+        // keep it (HTTP/1.1 with a Content-Length, no "Connection: close").
+        for (;;) {
+          std::string head;
+          char ch;
+          while (head.find("\r\n\r\n") == std::string::npos && SSL_read(ssl, &ch, 1) == 1) head.push_back(ch);
+          if (head.find("\r\n\r\n") == std::string::npos) break;  // the client closed
+          std::string reply = answer_(head);
+          SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
+          bool keep = reply.rfind("HTTP/1.1", 0) == 0 && reply.find("Content-Length:") != std::string::npos &&
+                      reply.find("Connection: close") == std::string::npos;
+          if (!keep) break;
+        }
         SSL_shutdown(ssl);
       }
       SSL_free(ssl);
+      active_fd_ = -1;
       close(c);
     }
   }
@@ -127,6 +144,7 @@ class TlsServer {
   std::function<std::string(const std::string&)> answer_;
   int listen_fd_ = -1, port_ = 0;
   std::atomic<bool> stop_{false};
+  std::atomic<int> active_fd_{-1};
   std::thread thread_;
   std::mutex mu_;
   std::vector<std::string> sni_;

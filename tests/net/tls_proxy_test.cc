@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <map>
 #include <optional>
 
@@ -63,6 +64,21 @@ TEST_F(TlsTest, VerifiedFetchByNameSendsSni) {
   EXPECT_EQ(server.sni()[0], "localhost");
 }
 
+
+// Over TLS a new connection costs a TCP and a TLS handshake; later calls to
+// the same host reuse the first connection (one handshake for three calls).
+TEST_F(TlsTest, LaterCallsReuseTheTlsConnection) {
+  TlsServer server(leaf_, [](const std::string& head) { return Ok200(head.substr(0, head.find('\r'))); });
+  for (const char* path : {"/a", "/b", "/c"}) {
+    HttpRequest req;
+    req.method = "GET";
+    req.url = "https://localhost:" + std::to_string(server.port()) + path;
+    auto r = HttpFetch(req, nullptr);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->body, std::string("GET ") + path + " HTTP/1.1");
+  }
+  EXPECT_EQ(server.sni().size(), 1u) << "one TLS handshake";
+}
 TEST_F(TlsTest, VerifiedFetchByIpAddress) {
   TlsServer server(leaf_, [](const std::string&) { return Ok200("ip ok"); });
   HttpRequest req;
@@ -142,13 +158,17 @@ class TinyProxy {
       for (;;) {
         int c = accept(listen_fd_, nullptr, nullptr);
         if (c < 0) return;
+        active_fd_ = c;
         Serve(c);
+        active_fd_ = -1;
         close(c);
       }
     });
   }
   ~TinyProxy() {
     shutdown(listen_fd_, SHUT_RDWR);
+    int active = active_fd_.load();
+    if (active >= 0) shutdown(active, SHUT_RDWR);  // a kept-alive tunnel
     thread_.join();
     close(listen_fd_);
   }
@@ -184,6 +204,7 @@ class TinyProxy {
   int target_port_;
   std::string required_auth_;
   int listen_fd_ = -1, port_ = 0;
+  std::atomic<int> active_fd_{-1};
   std::thread thread_;
 };
 
