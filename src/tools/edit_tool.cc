@@ -222,11 +222,7 @@ class EditTool : public Tool {
     PathGuard guard(ctx);
     if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
-    std::error_code ec;
-    if (std::filesystem::is_symlink(path, ec)) {
-      auto target = std::filesystem::weakly_canonical(path, ec);
-      if (!ec) path = target;
-    }
+    path = WriteDestination(path);
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR)

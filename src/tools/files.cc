@@ -41,6 +41,13 @@ std::filesystem::path ResolveToolPath(const ToolContext& ctx, const std::string&
   return ResolveAgainst(ctx.cwd, path);
 }
 
+std::filesystem::path WriteDestination(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return path;
+  auto target = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : target;
+}
+
 std::string ShowPath(const ToolContext& ctx, const std::filesystem::path& path) {
   if (ctx.cwd.empty()) return path.string();
   std::string shown = DisplayPath(path, ctx.cwd);

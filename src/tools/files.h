@@ -16,6 +16,10 @@ std::filesystem::path ResolveToolPath(const ToolContext& ctx, const std::string&
 // path relative to ctx.cwd when below it, else absolute: for output.
 std::string ShowPath(const ToolContext& ctx, const std::filesystem::path& path);
 
+// Where a write to `path` lands: a symlink's target (so the link stays a
+// link), else path itself.
+std::filesystem::path WriteDestination(const std::filesystem::path& path);
+
 // How many leading bytes the sniffers look at.
 inline constexpr size_t kSniffBytes = 8192;
 

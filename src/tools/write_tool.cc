@@ -57,11 +57,7 @@ class WriteTool : public Tool {
     PathGuard guard(ctx);
     if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
-    std::error_code ec;
-    if (std::filesystem::is_symlink(path, ec)) {
-      auto target = std::filesystem::weakly_canonical(path, ec);
-      if (!ec) path = target;
-    }
+    path = WriteDestination(path);
     struct stat st;
     bool existed = ::stat(path.c_str(), &st) == 0;
     if (existed && S_ISDIR(st.st_mode))
