@@ -101,25 +101,25 @@ Result<Args> ParseArgs(int argc, char** argv) {
     }
     std::string* one = nullptr;
     std::vector<std::string>* many = nullptr;
+    bool timeout = name == "--timeout";
     if (name == "--policy") one = &a.policy_file;
     else if (name == "--net") one = &a.net;
     else if (name == "--workspace") one = &a.workspace;
-    else if (name == "--timeout") one = &value;
     else if (name == "--allow-read") many = &a.allow_read;
     else if (name == "--allow-write") many = &a.allow_write;
     else if (name == "--allow-domain") many = &a.allow_domain;
     else if (name == "--pass-env") many = &a.pass_env;
-    else return Error::Make("unknown option " + name, "usage");
+    else if (!timeout) return Error::Make("unknown option " + name, "usage");
     if (!has_value) {
       if (i + 1 >= argc) return Error::Make(name + " needs a value", "usage");
       value = argv[++i];
     }
     if (value.empty()) return Error::Make(name + " needs a non-empty value", "usage");
     if (many) many->push_back(value);
-    if (one && one != &value) *one = value;
+    if (one) *one = value;
     if (name == "--net" && value != "off" && value != "proxy" && value != "host")
       return Error::Make("--net must be off, proxy or host, not \"" + value + "\"", "usage");
-    if (name == "--timeout") {
+    if (timeout) {
       char* end = nullptr;
       errno = 0;
       a.timeout = std::strtod(value.c_str(), &end);
