@@ -3,6 +3,7 @@
 // Exit status 0 when the sandbox works here, 1 when it does not.
 #include <CLI/CLI.hpp>
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -44,16 +45,25 @@ int RunDoctorCommand(int argc, char** argv) {
   }
 
   sandbox::KernelSupport k = sandbox::ProbeKernel();
-  // End to end: run `true` confined by the default policy in /tmp.
+  // End to end: run `true` confined by the default policy in a fresh empty
+  // folder (not /tmp itself: the policy looks through its workspace and
+  // makes a protected .sepp/ there).
   std::string live_error;
   {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "sepp-doctor-XXXXXX").string();
     sandbox::RunSpec spec;
     spec.argv = {"true"};
-    spec.cwd = std::filesystem::temp_directory_path();
-    sandbox::Policy p = sandbox::DefaultToolPolicy(spec.cwd);
-    auto r = sandbox::Run(spec, p, nullptr, nullptr);
-    if (!r.ok()) live_error = r.error().message;
-    else if (r->exit_code != 0) live_error = "`true` exited with " + std::to_string(r->exit_code);
+    if (!mkdtemp(tmpl.data())) {
+      live_error = "cannot make a folder in " + std::filesystem::temp_directory_path().string();
+    } else {
+      spec.cwd = tmpl;
+      sandbox::Policy p = sandbox::DefaultToolPolicy(spec.cwd);
+      auto r = sandbox::Run(spec, p, nullptr, nullptr);
+      if (!r.ok()) live_error = r.error().message;
+      else if (r->exit_code != 0) live_error = "`true` exited with " + std::to_string(r->exit_code);
+      std::error_code ec;
+      std::filesystem::remove_all(tmpl, ec);
+    }
   }
   bool ok = live_error.empty();
 

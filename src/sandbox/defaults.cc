@@ -4,21 +4,48 @@
 
 namespace sepp::sandbox {
 
+const std::vector<std::string>& DefaultSecretEntries() {
+  static const std::vector<std::string> kEntries = {
+      // Keys and cloud credentials.
+      "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure", "~/.config/gcloud", "~/.oci", "~/.kube",
+      "~/.docker", "~/.s3cfg", "~/.boto", "~/.config/doctl", "~/.vault-token",
+      "~/.terraform.d/credentials.tfrc.json", "~/.terraformrc", "~/.password-store",
+      "~/.local/share/keyrings", "~/.config/op",
+      // Git hosts and package registries.
+      "~/.netrc", "~/.git-credentials", "~/.config/git/credentials", "~/.config/gh",
+      "~/.config/hub", "~/.npmrc", "~/.yarnrc.yml", "~/.pypirc", "~/.cargo/credentials",
+      "~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings.xml",
+      "~/.gradle/gradle.properties", "~/.pgpass",
+      // Other agents' logins.
+      "~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json",
+      // Shell and REPL history (commands typed with passwords and tokens).
+      "~/.bash_history", "~/.zsh_history", "~/.local/share/fish/fish_history",
+      "~/.python_history", "~/.node_repl_history", "~/.psql_history", "~/.mysql_history",
+      "~/.sqlite_history",
+      // Readable by the owner only; sepp may run as root, and the command
+      // then keeps root's uid (without its powers). The "-" files are the
+      // backups shadow's tools keep.
+      "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+      "/etc/sudoers",
+      // Environment files anywhere in the workspace; the examples projects
+      // commit for others to copy stay readable.
+      "**/.env", "**/.env.*", "**/.envrc", "!**/.env.example", "!**/.env.sample",
+      "!**/.env.template", "!**/.env.dist"};
+  return kEntries;
+}
+
 Policy DefaultToolPolicy(const std::filesystem::path& workspace) {
   Policy p;
   p.read_roots = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
                   workspace.string()};
   p.write_roots = {workspace.string()};
-  std::string home = HomeDir().string();
-  p.deny_paths = {home + "/.ssh",        home + "/.aws",         home + "/.gnupg",
-                  home + "/.netrc",      home + "/.docker",      home + "/.config/gh",
-                  home + "/.kube",       home + "/.git-credentials", home + "/.pgpass",
-                  home + "/.config/gcloud", home + "/.azure",    SeppHome().string(),
-                  // Readable by the owner only; sepp may run as root, and the
-                  // command then keeps root's uid (without its powers).
-                  "/etc/shadow", "/etc/gshadow", "/etc/sudoers",
-                  (workspace / ".env").string(), (workspace / ".env.local").string()};
-  p.protected_paths = {".git/hooks/", ".git/config", ".sepp/"};  // "/": a folder
+  for (const auto& e : DefaultSecretEntries())
+    p.deny_paths.push_back(e.starts_with("~/") ? ExpandUser(e).string() : e);
+  p.deny_paths.push_back(SeppHome().string());
+  // ".git/": git's control surface in every repository of the write roots
+  // (sandbox/git_control.h); ".sepp/" is made when missing, so a command
+  // cannot create project configuration either.
+  p.protected_paths = {".git/", ".sepp/"};  // "/": a folder
   p.net = NetMode::kOff;
   p.limits.timeout_s = 0;
   p.limits.max_processes = 1024;

@@ -124,7 +124,7 @@ std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
       std::string p = PathNear(line, "Read-only file system");
       Add(&d, "writing " + (p.empty() ? std::string("there") : p) +
                   " is not allowed: the sandbox only lets the command write its workspace and "
-                  "/tmp, and keeps protected paths (.git/hooks, .git/config, .sepp) read-only");
+                  "/tmp, and keeps protected paths (git's configuration and hooks, .sepp) read-only");
     } else if (Has(line, "Permission denied")) {
       std::string p = PathNear(line, "Permission denied");
       bool denied = false;

@@ -16,13 +16,17 @@
 //     workspace under /tmp is bound over the private /tmp, not hidden by it.
 //  4. Deny paths that lie inside a visible root are masked: a directory by an
 //     empty read-only tmpfs with mode 000, a file by an empty read-only file.
-//  5. Protected paths inside write roots (.git/hooks/, .git/config, .sepp/)
-//     are bound read-only onto themselves (a missing folder entry, written
-//     with a trailing "/", is first created when its parent folder exists:
-//     a repository without .git/hooks gets an empty one), and every directory between the write
-//     root and them is bound onto itself too. A mount point cannot be
-//     renamed or removed (EBUSY), so `mv .git x; mkdir .git` cannot swap in an
-//     unprotected copy.
+//     Name patterns ("**/.env") are matched by a bounded walk of the write
+//     roots (workspace_scan.h), which also finds every `.git` in them.
+//  5. Protected paths inside write roots (the policy's, and for ".git/" the
+//     control files of every git directory the write roots use, which
+//     git_control.h finds; .sepp/) are bound read-only onto themselves (a
+//     missing folder entry, written with a trailing "/", is first created
+//     when its parent folder exists: a repository without .git/hooks gets an
+//     empty one, a workspace without .sepp/ too), and every directory between
+//     the outermost write root and them is bound onto itself too. A mount
+//     point cannot be renamed or removed (EBUSY), so `mv .git x; mkdir .git`
+//     cannot swap in an unprotected copy.
 //  6. The new root and /dev are made read-only and the process enters the new
 //     root: chroot in the first case (no unmount needed, and an unmount costs
 //     an RCU grace period: milliseconds on a busy machine; escaping a chroot
@@ -47,6 +51,9 @@
 
 #include "base/fd.h"
 #include "base/paths.h"
+#include "sandbox/git_control.h"
+#include "sandbox/name_patterns.h"
+#include "sandbox/workspace_scan.h"
 
 namespace sepp::sandbox {
 namespace fs = std::filesystem;
@@ -206,6 +213,38 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   for (const auto& r : policy.read_roots) add_root(r, false);
   for (const auto& r : policy.write_roots) add_root(r, true);
 
+  // One bounded walk of each write root finds what lies anywhere in it:
+  // repositories' `.git` entries (nested repositories, submodule checkouts)
+  // and files a secret name pattern matches.
+  bool protect_git = std::find(policy.protected_paths.begin(), policy.protected_paths.end(),
+                               ".git/") != policy.protected_paths.end();
+  bool name_patterns = HasNamePatterns(policy.deny_paths);
+  std::vector<std::string> write_roots, dot_git, secret_hits;
+  for (const auto& [root, write] : roots)
+    if (write) write_roots.push_back(root);
+  if (protect_git || name_patterns)
+    for (const auto& root : write_roots) {
+      ScanResult scan = ScanWorkspace(root, [&](std::string_view name) {
+        return (protect_git && name == ".git") ||
+               (name_patterns && MatchesDenyName(name, policy.deny_paths));
+      });
+      for (auto& m : scan.matches) {
+        if (fs::path(m).filename() == ".git") dot_git.push_back(m);
+        else secret_hits.push_back(m);
+      }
+      if (scan.truncated)
+        plan.notes.push_back("the workspace " + root + " is too large to look through whole at "
+                             "start-up: nested repositories and secret files (.env) deeper "
+                             "than that are not protected by the sandbox");
+    }
+  GitControl git;
+  if (protect_git) {
+    git = FindGitControl(write_roots, dot_git);
+    for (const auto& g : git.write_roots) add_root(g, true);
+    plan.notes.insert(plan.notes.end(), git.notes.begin(), git.notes.end());
+    plan.git_absent = git.absent;
+  }
+
   for (const char* cand : kStagingCandidates) {
     struct stat st {};
     if (lstat(cand, &st) != 0 || !S_ISDIR(st.st_mode)) continue;
@@ -300,10 +339,12 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
                                        landlock_access::kIoctlDev, true});
   plan.landlock.push_back({"/proc", landlock_access::kReadFile | landlock_access::kReadDir, true});
 
-  // Deny paths inside visible roots.
-  std::vector<std::string> masked;
-  for (const auto& raw : policy.deny_paths) {
-    std::string c = canonical(raw);
+  // Deny paths inside visible roots, and the files name patterns matched.
+  std::vector<std::string> masked, denied;
+  for (const auto& raw : policy.deny_paths)
+    if (!IsNamePattern(raw)) denied.push_back(canonical(raw));
+  denied.insert(denied.end(), secret_hits.begin(), secret_hits.end());
+  for (const auto& c : denied) {
     if (c.empty()) continue;
     bool visible = false;
     for (const auto& [root, write] : roots) {
@@ -322,52 +363,65 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
     } else {
       plan.ops.push_back({MountOp::Kind::kMaskFile, plan.empty_file, kNew + c, false, true});
     }
+    plan.ops.back().optional = true;
     masked.push_back(c);
   }
 
-  // Protected paths inside write roots: pin every directory from the root
-  // down, then bind the protected path read-only.
-  for (const auto& [root, write] : roots) {
-    if (!write) continue;
-    std::vector<std::string> pinned;
-    for (const auto& prot : policy.protected_paths) {
-      fs::path rel = prot;
-      fs::path full = rel.is_absolute() ? rel : fs::path(root) / rel;
-      full = full.lexically_normal();
-      std::string f = full.string();
-      bool dir_entry = f.size() > 1 && f.back() == '/';  // ".git/hooks/": a directory
-      while (f.size() > 1 && f.back() == '/') f.pop_back();
-      if (!IsUnder(f, root) || f == root) continue;
-      struct stat st {};
-      if (lstat(f.c_str(), &st) != 0 && errno == ENOENT && dir_entry) {
-        // A repository without .git/hooks would let the command create
-        // hooks that git then runs outside the sandbox. Make the missing
-        // folder (empty, as git itself would) so that it can be protected;
-        // but only inside an existing folder below the root: a new
-        // top-level entry (.sepp/) in every workspace would be litter.
-        std::string parent = fs::path(f).parent_path().string();
-        struct stat pst {};
-        if (parent != root && lstat(parent.c_str(), &pst) == 0 && S_ISDIR(pst.st_mode))
-          mkdir(f.c_str(), 0755);
-      }
-      if (lstat(f.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
-      std::string rel_part = f.substr(root == "/" ? 1 : root.size() + 1);
-      std::string cur = root == "/" ? "" : root;
-      size_t pos = 0;
-      while ((pos = rel_part.find('/', pos)) != std::string::npos) {
-        std::string dir = cur + "/" + rel_part.substr(0, pos);
-        if (std::find(pinned.begin(), pinned.end(), dir) == pinned.end()) {
-          pinned.push_back(dir);
-          MountOp op{MountOp::Kind::kBind, kNew + dir, kNew + dir, true, false};
-          plan.ops.push_back(op);
-        }
-        ++pos;
-      }
-      MountOp op{MountOp::Kind::kBind, kNew + f, kNew + f};
-      op.is_dir = S_ISDIR(st.st_mode);
-      op.read_only = true;
-      plan.ops.push_back(op);
+  // Protected paths inside write roots: pin every directory from the
+  // outermost write root down, then bind the protected path read-only.
+  // Relative entries are taken in every write root; ".git/" stands for git's
+  // control surface (git_control.h), found above as absolute paths.
+  std::vector<std::string> protect;
+  for (const auto& prot : policy.protected_paths) {
+    if (prot == ".git/") continue;
+    if (fs::path(prot).is_absolute()) {
+      protect.push_back(prot);
+      continue;
     }
+    for (const auto& [root, write] : roots)
+      if (write) protect.push_back((fs::path(root) / prot).string());
+  }
+  protect.insert(protect.end(), git.read_only.begin(), git.read_only.end());
+  std::vector<std::string> pinned;
+  for (const auto& prot : protect) {
+    std::string f = fs::path(prot).lexically_normal().string();
+    bool dir_entry = f.size() > 1 && f.back() == '/';  // ".git/hooks/": a directory
+    while (f.size() > 1 && f.back() == '/') f.pop_back();
+    const std::string* outer = nullptr;
+    for (const auto& [root, write] : roots)
+      if (write && IsUnder(f, root) && f != root && (!outer || root.size() < outer->size()))
+        outer = &root;
+    if (!outer) continue;
+    const std::string& root = *outer;
+    struct stat st {};
+    if (lstat(f.c_str(), &st) != 0 && errno == ENOENT && dir_entry) {
+      // A missing folder would let the command create what git or sepp
+      // then reads outside the sandbox (hooks, .sepp/settings.toml). Make
+      // it (empty: git ignores empty folders, so nothing shows in `git
+      // status`) so that it can be protected, when its parent exists.
+      std::string parent = fs::path(f).parent_path().string();
+      struct stat pst {};
+      if (lstat(parent.c_str(), &pst) == 0 && S_ISDIR(pst.st_mode)) mkdir(f.c_str(), 0755);
+    }
+    if (lstat(f.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+    std::string rel_part = f.substr(root == "/" ? 1 : root.size() + 1);
+    std::string cur = root == "/" ? "" : root;
+    size_t pos = 0;
+    while ((pos = rel_part.find('/', pos)) != std::string::npos) {
+      std::string dir = cur + "/" + rel_part.substr(0, pos);
+      if (std::find(pinned.begin(), pinned.end(), dir) == pinned.end()) {
+        pinned.push_back(dir);
+        MountOp op{MountOp::Kind::kBind, kNew + dir, kNew + dir, true, false};
+        op.optional = true;
+        plan.ops.push_back(op);
+      }
+      ++pos;
+    }
+    MountOp op{MountOp::Kind::kBind, kNew + f, kNew + f};
+    op.is_dir = S_ISDIR(st.st_mode);
+    op.read_only = true;
+    op.optional = true;
+    plan.ops.push_back(op);
   }
 
   std::string c = canonical(base.string());
@@ -406,6 +460,8 @@ int ApplyMountPlan(const MountPlan& plan, const char** step) {
     const char* dst = op.dst.c_str();
     switch (op.kind) {
       case MountOp::Kind::kTmpfs: {
+        // An optional mask over a folder that is gone: never made anew.
+        if (op.optional && access(dst, F_OK) != 0 && errno == ENOENT) break;
         if (int e = MkdirP(dst)) return Fail(step, "creating a tmpfs mount point", e);
         unsigned long flags = MS_NOSUID | MS_NODEV | (op.no_exec ? MS_NOEXEC : 0);
         if (mount("tmpfs", dst, "tmpfs", flags, op.data.c_str()) != 0)
@@ -430,6 +486,7 @@ int ApplyMountPlan(const MountPlan& plan, const char** step) {
         break;
       case MountOp::Kind::kMaskFile:
       case MountOp::Kind::kBind: {
+        if (op.optional && access(dst, F_OK) != 0 && errno == ENOENT) break;
         if (op.src != op.dst) {
           if (int e = MakeMountPoint(dst, op.is_dir)) {
             if (op.device) break;

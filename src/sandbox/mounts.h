@@ -32,6 +32,10 @@ struct MountOp {
   bool no_exec = false;
   std::string data;  // mount data for tmpfs
   bool device = false;  // a device node from the host's /dev: optional, keeps dev
+  // A workspace path found at set-up (a protected control file, a secret a
+  // pattern matched) that may be gone by the time the child mounts: then
+  // there is nothing to protect or mask, and the op is skipped.
+  bool optional = false;
 
   MountOp() = default;
   MountOp(Kind k, std::string s, std::string d, bool dir = true, bool ro = true,
@@ -55,6 +59,9 @@ struct MountPlan {
   std::vector<LandlockRule> landlock;    // rules for the paths made visible
   // Which policy paths could not be honoured exactly (for the user).
   std::vector<std::string> notes;
+  // Git control files that did not exist at set-up and cannot be made
+  // ahead of time (git_control.h): removed after the command if it made them.
+  std::vector<std::string> git_absent;
 };
 
 // cwd: where the command starts (host path; must be visible in the sandbox).

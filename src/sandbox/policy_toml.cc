@@ -12,6 +12,7 @@
 #include "base/paths.h"
 #include "base/toml.h"
 #include "sandbox/defaults.h"
+#include "sandbox/name_patterns.h"
 
 namespace sepp::sandbox {
 namespace fs = std::filesystem;
@@ -43,7 +44,8 @@ Status StringList(const Ctx& c, const toml::node& node, const std::string& key,
     std::string v = s->get();
     if (v.empty()) return At(c, item.source(), key, "empty entries are not allowed");
     if (v.find('\0') != std::string::npos) return At(c, item.source(), key, "contains a NUL byte");
-    out->push_back(paths ? ResolvePath(c, v) : v);
+    // "**/NAME" patterns name files anywhere (name_patterns.h): kept as they are.
+    out->push_back(paths && !IsNamePattern(v) ? ResolvePath(c, v) : v);
   }
   return Ok();
 }

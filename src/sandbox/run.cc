@@ -32,6 +32,7 @@
 #include "base/secrets.h"
 #include "sandbox/child.h"
 #include "sandbox/denials.h"
+#include "sandbox/git_control.h"
 #include "sandbox/limits.h"
 #include "sandbox/mounts.h"
 #include "sandbox/namespaces.h"
@@ -469,6 +470,9 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   bool succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0 && !result.timed_out;
   uint64_t refused = cgroup && !succeeded ? cgroup->RefusedForks() : 0;
   FinishResult(policy, spec, timeout, status, refused, tail, cancel, &result);
+  // Every process of the sandbox is gone (its pid 1 has exited).
+  auto planted = RemovePlantedGitControl(mounts->git_absent);
+  result.denials.insert(result.denials.end(), planted.begin(), planted.end());
   if (proxy) {
     auto refusals = proxy->Refusals();
     proxy.reset();

@@ -1,6 +1,7 @@
 #include "tools/access.h"
 
 #include "sandbox/defaults.h"
+#include "sandbox/name_patterns.h"
 
 namespace sepp::tools {
 namespace {
@@ -36,6 +37,17 @@ std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
   return out;
 }
 
+// True when a component of `path` is named `name` or matches the deny
+// patterns (every component: a secret folder hides what lies in it).
+bool AnyComponent(const std::string& path, const std::vector<std::string>& deny,
+                  const char* name) {
+  for (const auto& part : fs::path(path)) {
+    std::string c = part.string();
+    if ((name && c == name) || (!name && sandbox::MatchesDenyName(c, deny))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 PathGuard::PathGuard(const ToolContext& ctx) {
@@ -48,9 +60,17 @@ PathGuard::PathGuard(const ToolContext& ctx) {
   enabled_ = p->enabled;
   read_roots_ = RealAll(p->read_roots);
   write_roots_ = RealAll(p->write_roots);
-  deny_ = RealAll(p->deny_paths);
+  for (const auto& d : p->deny_paths)
+    if (sandbox::IsNamePattern(d)) deny_names_.push_back(d);
+    else for (auto& r : RealAll({d})) deny_.push_back(std::move(r));
   for (const auto& root : p->write_roots)
     for (const auto& rel : p->protected_paths) {
+      // The file tools have no business in any git directory: nothing in
+      // one, wherever it lies, is theirs to write (git_control.h).
+      if (rel == ".git/") {
+        protect_git_ = true;
+        continue;
+      }
       fs::path abs = fs::path(rel).is_absolute() ? fs::path(rel) : fs::path(root) / rel;
       for (const auto& s : RealAll({abs.string()})) protected_.push_back(s);
     }
@@ -63,16 +83,24 @@ std::string PathGuard::Check(const fs::path& path, bool write) const {
   if (!enabled_) return "";
   std::string lexical = path.lexically_normal().string();
   std::string real = Real(path);
+  bool secret = AnyComponent(lexical, deny_names_, nullptr) || AnyComponent(real, deny_names_, nullptr);
   for (const auto& d : deny_)
-    if (Under(lexical, d) || Under(real, d))
-      return "access to " + path.string() +
-             " is denied: it is a secret location the sandbox policy keeps from every tool";
+    if (Under(lexical, d) || Under(real, d)) secret = true;
+  if (secret)
+    return "access to " + path.string() +
+           " is denied: it is a secret location the sandbox policy keeps from every tool";
+  if (write && protect_git_ &&
+      (AnyComponent(lexical, {}, ".git") || AnyComponent(real, {}, ".git")))
+    return path.string() +
+           " is protected: it lies in a git directory, whose configuration, hooks and control "
+           "files decide what git runs outside the sandbox; the file tools never write there "
+           "(use git commands through bash)";
   if (write) {
     for (const auto& p : protected_)
       if (Under(lexical, p) || Under(real, p))
         return path.string() +
-               " is protected: .git/hooks, .git/config and .sepp stay read-only inside the "
-               "workspace, so that nothing the model writes runs later outside the sandbox";
+               " is protected: it stays read-only inside the workspace (as .sepp does), so that "
+               "nothing the model writes runs later outside the sandbox";
     for (const auto& w : write_roots_)
       if (Under(real, w)) return "";
     return path.string() + " is outside the workspace, the only place this session may write";
@@ -91,7 +119,7 @@ bool PathGuard::Hidden(const fs::path& path) const {
   std::string lexical = path.lexically_normal().string();
   for (const auto& d : deny_)
     if (Under(lexical, d)) return true;
-  return false;
+  return AnyComponent(lexical, deny_names_, nullptr);
 }
 
 ToolResult DeniedResult(const std::string& reason) {

@@ -4,8 +4,9 @@
 // so they check each path against the same Policy the kernel enforces on
 // bash: deny paths (secrets) are never read or listed, reads stay within the
 // read roots, writes within the write roots and outside the protected paths
-// (.git/hooks, .git/config, .sepp). Symlinks are resolved first, so a link
-// in the workspace cannot lead to ~/.ssh. With the sandbox off (policy
+// (any git directory, .sepp). Secrets match by path or by name pattern
+// (`**/.env`). Symlinks are resolved first, so a link in the workspace
+// cannot lead to ~/.ssh. With the sandbox off (policy
 // disabled), everything is allowed, as for bash.
 #pragma once
 #include <filesystem>
@@ -32,7 +33,9 @@ class PathGuard {
   std::string Check(const std::filesystem::path& path, bool write) const;
 
   bool enabled_ = true;
+  bool protect_git_ = false;  // the policy protects ".git/": no write in a git directory
   std::vector<std::string> read_roots_, write_roots_, deny_, protected_;
+  std::vector<std::string> deny_names_;  // "**/NAME" patterns (sandbox/name_patterns.h)
 };
 
 // The result a tool returns when the guard refuses (is_error, details.denied).

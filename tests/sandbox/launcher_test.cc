@@ -284,8 +284,20 @@ TEST_F(GitTest, MissingHooksFolderIsMadeAndProtected) {
               "chmod +x .git/hooks/pre-commit; ls .git/hooks | wc -l");
   EXPECT_TRUE(fs::is_directory(ws_ / ".git/hooks"));
   EXPECT_FALSE(fs::exists(ws_ / ".git/hooks/pre-commit")) << r.output;
-  // No new top-level entry appears in a workspace that has no .sepp.
-  EXPECT_FALSE(fs::exists(ws_ / ".sepp"));
+}
+
+// A workspace without .sepp/: a command must not create project
+// configuration that the next sepp run would read. The folder is made,
+// empty, and protected like an existing one; the rest of the workspace
+// stays writable.
+TEST_F(SandboxTest, MissingSeppFolderIsMadeAndProtected) {
+  ASSERT_FALSE(fs::exists(ws_ / ".sepp"));
+  auto r = Sh("mkdir -p .sepp/agents; echo '[session]' > .sepp/settings.toml;"
+              "mv .sepp s2; rmdir .sepp; echo fine > a.txt; ls -a .sepp | wc -l");
+  EXPECT_TRUE(fs::is_directory(ws_ / ".sepp"));
+  EXPECT_TRUE(fs::is_empty(ws_ / ".sepp")) << r.output;
+  EXPECT_FALSE(fs::exists(ws_ / "s2"));
+  EXPECT_EQ(ReadText(ws_ / "a.txt"), "fine\n");
 }
 
 // --- network -----------------------------------------------------------------------
@@ -449,7 +461,8 @@ TEST_F(SandboxTest, RunsPython) {
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "python3 is not installed";
   auto r = Sh("/usr/bin/python3 -c 'import json,os; print(json.dumps(os.listdir(\".\")))'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output, "[]\n");
+  // The workspace holds only the protected, empty .sepp/ the sandbox made.
+  EXPECT_EQ(r.output, "[\".sepp\"]\n");
 }
 
 TEST_F(SandboxTest, OnlyPolicyPathsExistInTheSandboxRoot) {

@@ -48,7 +48,7 @@ open_files = 512
   EXPECT_THAT(r->read_roots, Contains("/usr"));  // from the defaults
   EXPECT_THAT(r->write_roots, Contains("/work/ws/build"));
   EXPECT_THAT(r->deny_paths, Contains("/work/ws/secrets"));
-  EXPECT_THAT(r->protected_paths, Contains(".git/hooks/"));
+  EXPECT_THAT(r->protected_paths, Contains(".git/"));
   EXPECT_THAT(r->protected_paths, Contains("Makefile"));
   EXPECT_EQ(r->net, NetMode::kProxy);
   EXPECT_THAT(r->allow_domains, Contains("*.github.com"));

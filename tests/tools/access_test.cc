@@ -8,6 +8,7 @@
 #include "sandbox/defaults.h"
 #include "tool_test_util.h"
 #include "base/file.h"
+#include "base/paths.h"
 #include "tools/access.h"
 
 namespace sepp::tools {
@@ -81,6 +82,78 @@ TEST_F(AccessTest, ReadsOutsideTheReadRootsAreRefused) {
   ToolResult r = Run("read", {{"path", (elsewhere.path() / "private.txt").string()}});
   EXPECT_TRUE(r.is_error);
   EXPECT_NE(r.text.find("outside the folders this session may read"), std::string::npos);
+}
+
+// Every route into git's control surface, in every layout, is closed to the
+// file tools: they write nothing inside any git directory (the workspace's,
+// a nested repository's, a submodule's under .git/modules) nor a .git
+// pointer file; reading git's files and writing the work tree go on.
+TEST_F(AccessTest, NothingInAnyGitDirectoryIsWritten) {
+  fs::create_directories(ctx_.cwd / "vendor/lib/.git");
+  fs::create_directories(ctx_.cwd / ".git/modules/sub");
+  fs::create_directories(ctx_.cwd / "sub");
+  std::ofstream(ctx_.cwd / "sub/.git") << "gitdir: ../.git/modules/sub\n";
+  std::ofstream(ctx_.cwd / ".git/HEAD") << "ref: refs/heads/main\n";
+  for (const char* p : {".git/config", ".git/commondir", ".git/config.worktree",
+                        ".git/info/attributes", ".git/info/exclude", ".git/hooks/post-checkout",
+                        ".git/modules/sub/config", ".git/modules/sub/hooks/pre-commit",
+                        ".git/worktrees/wt/commondir", "vendor/lib/.git/config", "sub/.git",
+                        "./src/../.git/config"}) {
+    for (const char* tool : {"write", "edit"}) {
+      Json args = {{"path", p}, {"content", "[core]\n\tfsmonitor = evil\n"}};
+      if (std::string(tool) == "edit")
+        args = {{"path", p}, {"old_string", "gitdir"}, {"new_string", "evil"}};
+      ToolResult r = Run(tool, args);
+      EXPECT_TRUE(r.is_error) << tool << " " << p;
+      EXPECT_NE(r.text.find("git directory"), std::string::npos) << tool << " " << p << ": " << r.text;
+    }
+  }
+  EXPECT_FALSE(fs::exists(ctx_.cwd / ".git/commondir"));
+  EXPECT_EQ(ReadFile(ctx_.cwd / "sub/.git").value(), "gitdir: ../.git/modules/sub\n");
+  EXPECT_FALSE(Run("read", {{"path", ".git/HEAD"}}).is_error);
+  EXPECT_FALSE(Run("write", {{"path", "sub/file.txt"}, {"content", "fine"}}).is_error);
+  EXPECT_FALSE(Run("write", {{"path", ".gitignore"}, {"content", "build/\n"}}).is_error);
+}
+
+// A missing .sepp/ is protected like an existing one: no project
+// configuration can be created by the file tools.
+TEST_F(AccessTest, MissingSeppFolderIsProtected) {
+  ASSERT_FALSE(fs::exists(ctx_.cwd / ".sepp"));
+  for (const char* p : {".sepp/settings.toml", ".sepp/agents/evil.md", ".sepp"}) {
+    ToolResult r = Run("write", {{"path", p}, {"content", "x"}});
+    EXPECT_TRUE(r.is_error) << p;
+  }
+  EXPECT_FALSE(fs::exists(ctx_.cwd / ".sepp"));
+}
+
+// The default secret list, every entry (as docs/policy.md lists it; the
+// sandbox tests hold the two together), with sepp started in the home
+// folder: the file tools read none of them, and the file next to each.
+TEST_F(AccessTest, EveryDefaultSecretIsRefusedAndItsNeighbourRead) {
+  fs::path home = HomeDir();
+  sandbox::Policy p = sandbox::DefaultToolPolicy(home);
+  ToolContext ctx;
+  ctx.cwd = home;
+  ctx.policy = &p;
+  PathGuard guard(ctx);
+  for (const auto& e : sandbox::DefaultSecretEntries()) {
+    if (e.rfind("~/", 0) == 0) {
+      fs::path f = home / e.substr(2);
+      EXPECT_NE(guard.CheckRead(f), "") << e;
+      EXPECT_NE(guard.CheckRead(f / "inside"), "") << e;
+      EXPECT_EQ(guard.CheckRead(f.parent_path() / "neighbour.txt"), "") << e;
+    } else if (e.rfind("**/", 0) == 0) {
+      std::string name = e.substr(3);
+      for (size_t i; (i = name.find('*')) != std::string::npos;) name.replace(i, 1, "production");
+      EXPECT_NE(guard.CheckRead(home / "project/backend" / name), "") << e;
+      EXPECT_NE(guard.CheckRead(home / name), "") << e;
+      EXPECT_EQ(guard.CheckRead(home / "project/backend/neighbour.txt"), "") << e;
+    } else if (e.rfind("!**/", 0) == 0) {
+      EXPECT_EQ(guard.CheckRead(home / "project" / e.substr(4)), "") << e;
+    } else {
+      EXPECT_NE(guard.CheckRead(e), "") << e;
+    }
+  }
 }
 
 TEST_F(AccessTest, SandboxOffAllowsEverything) {

@@ -1,0 +1,200 @@
+#include "sandbox/git_control.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "base/file.h"
+
+namespace sepp::sandbox {
+namespace fs = std::filesystem;
+namespace {
+
+bool IsUnder(const std::string& path, const std::string& root) {
+  if (root == "/") return true;
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
+bool IsDir(const std::string& p) {
+  struct stat st {};
+  return lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+bool IsFile(const std::string& p) {
+  struct stat st {};
+  return lstat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string CanonicalOrEmpty(const fs::path& p) {
+  std::error_code ec;
+  fs::path c = fs::canonical(p, ec);
+  return ec ? std::string() : c.string();
+}
+
+// The first line of a small file, without its line end; empty if unreadable.
+std::string FirstLine(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return {};
+  std::string s = text->substr(0, text->find('\n'));
+  while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// A git directory has HEAD (git's own test, is_git_directory, also wants
+// objects/ and refs/, which a linked worktree's takes from its common dir).
+bool LooksLikeGitDir(const std::string& dir) { return IsDir(dir) && IsFile(dir + "/HEAD"); }
+
+class Finder {
+ public:
+  explicit Finder(const std::vector<std::string>& roots) : roots_(roots) {}
+
+  bool InWriteRoots(const std::string& p) const {
+    for (const auto& r : roots_)
+      if (IsUnder(p, r)) return true;
+    for (const auto& r : out_.write_roots)
+      if (IsUnder(p, r)) return true;
+    return false;
+  }
+
+  void GitDir(const std::string& g, int depth = 0) {
+    if (depth > 8 || !seen_.insert(g).second) return;
+    bool has_commondir = IsFile(g + "/commondir");
+    for (const char* f : {"config", "config.worktree", "commondir"}) {
+      std::string p = g + "/" + f;
+      if (IsFile(p)) out_.read_only.push_back(p);
+      else if (std::string(f) != "config" || !has_commondir) out_.absent.push_back(p);
+    }
+    // hooks/ and info/ are read from the common directory; a linked
+    // worktree's own git directory gets none made (they would be litter).
+    for (const char* d : {"hooks", "info"}) {
+      std::string p = g + "/" + d;
+      if (IsDir(p) || !has_commondir) out_.read_only.push_back(p + "/");
+    }
+    if (has_commondir) {
+      std::string common = FirstLine(g + "/commondir");
+      fs::path c = fs::path(common).is_absolute() ? fs::path(common) : fs::path(g) / common;
+      std::string cc = CanonicalOrEmpty(c);
+      if (!cc.empty() && IsDir(cc + "/objects")) {
+        if (!InWriteRoots(cc)) out_.write_roots.push_back(cc);
+        GitDir(cc, depth + 1);
+      }
+    }
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(g + "/worktrees", ec))
+      if (e.is_directory(ec) && !e.is_symlink(ec)) GitDir(e.path().string(), depth + 1);
+    Modules(g + "/modules", depth, 0);
+  }
+
+  // Submodule names may hold slashes: modules/a/b is the git directory of
+  // submodule "a/b" when it has a HEAD, else a folder on the way to one.
+  void Modules(const std::string& dir, int depth, int level) {
+    if (level > 4) return;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
+      std::string p = e.path().string();
+      if (LooksLikeGitDir(p)) GitDir(p, depth + 1);
+      else Modules(p, depth, level + 1);
+    }
+  }
+
+  // A `.git` entry of a checkout (the root of a write root, or one found
+  // below it).
+  void DotGit(const std::string& path, bool at_root) {
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0) return;
+    if (S_ISDIR(st.st_mode)) {
+      if (LooksLikeGitDir(path)) GitDir(path);
+      return;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      out_.notes.push_back(path + " is a symbolic link; git's control files behind it are "
+                           "protected only where it points inside the workspace");
+      std::string target = CanonicalOrEmpty(path);
+      if (!target.empty() && InWriteRoots(target) && LooksLikeGitDir(target)) GitDir(target);
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) return;
+    out_.read_only.push_back(path);  // the pointer itself
+    std::string line = FirstLine(path);
+    if (line.rfind("gitdir:", 0) != 0) return;
+    std::string target = line.substr(7);
+    target.erase(0, target.find_first_not_of(' '));
+    fs::path t = fs::path(target).is_absolute() ? fs::path(target)
+                                                 : fs::path(path).parent_path() / target;
+    std::string g = CanonicalOrEmpty(t);
+    if (g.empty() || !LooksLikeGitDir(g)) return;
+    if (InWriteRoots(g)) {
+      GitDir(g);
+      return;
+    }
+    if (!at_root) {
+      out_.notes.push_back(path + " points at " + g +
+                           ", outside the workspace: that repository stays read-only");
+      return;
+    }
+    // The workspace is a linked worktree or a submodule checkout: git needs
+    // its git directory (and the common one) writable for commits. Only a
+    // git directory that names this checkout back is taken: a linked
+    // worktree's `gitdir` file, a submodule's place under modules/.
+    std::string back = IsFile(g + "/gitdir") ? CanonicalOrEmpty(FirstLine(g + "/gitdir")) : "";
+    bool linked = IsFile(g + "/commondir") && back == CanonicalOrEmpty(path);
+    bool submodule = !IsFile(g + "/commondir") && g.find("/modules/") != std::string::npos;
+    if (!linked && !submodule) {
+      out_.notes.push_back(path + " points at " + g +
+                           ", which does not name this checkout back; it stays read-only");
+      return;
+    }
+    out_.write_roots.push_back(g);
+    GitDir(g);
+  }
+
+  GitControl Take() {
+    auto dedupe = [](std::vector<std::string>& v) {
+      std::vector<std::string> out;
+      for (auto& s : v)
+        if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+      v = std::move(out);
+    };
+    dedupe(out_.read_only);
+    dedupe(out_.absent);
+    dedupe(out_.write_roots);
+    return std::move(out_);
+  }
+
+ private:
+  const std::vector<std::string>& roots_;
+  std::set<std::string> seen_;
+  GitControl out_;
+};
+
+}  // namespace
+
+GitControl FindGitControl(const std::vector<std::string>& write_roots,
+                          const std::vector<std::string>& dot_git) {
+  Finder f(write_roots);
+  for (const auto& root : write_roots) f.DotGit(root == "/" ? "/.git" : root + "/.git", true);
+  for (const auto& p : dot_git) f.DotGit(p, false);
+  return f.Take();
+}
+
+std::vector<std::string> RemovePlantedGitControl(const std::vector<std::string>& absent) {
+  std::vector<std::string> removed;
+  for (const auto& p : absent) {
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0) continue;
+    std::error_code ec;
+    fs::remove_all(p, ec);
+    removed.push_back("the command created " + p +
+                      ", through which git would read configuration or run code outside the "
+                      "sandbox; sepp removed it" +
+                      (ec ? " (removing failed: " + ec.message() + "; remove it by hand)" : ""));
+  }
+  return removed;
+}
+
+}  // namespace sepp::sandbox

@@ -1,0 +1,23 @@
+// Deny entries that name a file anywhere rather than one path: "**/GLOB"
+// matches every file or folder whose name matches GLOB (fnmatch, no
+// slashes) wherever it lies in the workspace (`backend/.env`), and
+// "!**/GLOB" exempts names from those patterns (`.env.example`, which
+// projects commit for others to read). The mount plan finds the matches with
+// the workspace scan at set-up; the file tools test each path's components.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sepp::sandbox {
+
+bool IsNamePattern(std::string_view deny_entry);
+
+// True when `name` (one path component) is matched by a "**/" entry of
+// `deny` and by no "!**/" entry.
+bool MatchesDenyName(std::string_view name, const std::vector<std::string>& deny);
+
+// True when any entry of `deny` is a name pattern (then a walk is needed).
+bool HasNamePatterns(const std::vector<std::string>& deny);
+
+}  // namespace sepp::sandbox
