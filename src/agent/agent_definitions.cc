@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "base/file.h"
 #include "base/paths.h"
+#include "base/project_trust.h"
 #include "base/strings.h"
 
 namespace sepp::agent {
@@ -79,6 +81,10 @@ Result<AgentDefinition> ParseAgentDefinition(std::string_view text, const std::s
 std::vector<AgentDefinition> LoadAgentDefinitions(const std::filesystem::path& cwd,
                                                   std::vector<std::string>* warnings) {
   std::vector<AgentDefinition> out;
+  // The project's definitions come from files a command may have written:
+  // they load only when the user trusted the project as it is now.
+  std::optional<ProjectConfig> project;
+  TrustState trust = TrustState::kTrusted;
   for (const auto& dir : {SeppHome() / "agents", cwd / ".claude" / "agents", cwd / ".sepp" / "agents"}) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) continue;
@@ -86,6 +92,17 @@ std::vector<AgentDefinition> LoadAgentDefinitions(const std::filesystem::path& c
     for (const auto& e : std::filesystem::directory_iterator(dir, ec))
       if (e.path().extension() == ".md") files.push_back(e.path());
     std::sort(files.begin(), files.end());
+    if (files.empty()) continue;
+    if (dir != SeppHome() / "agents") {
+      if (!project) {
+        project = ReadProjectConfig(cwd);
+        trust = ProjectTrustOf(*project);
+      }
+      if (trust != TrustState::kTrusted) {
+        if (warnings) warnings->push_back(UntrustedNote(*project, trust, dir));
+        continue;
+      }
+    }
     for (const auto& f : files) {
       auto text = ReadFile(f);
       auto def = text.ok() ? ParseAgentDefinition(*text, f.string())

@@ -34,7 +34,10 @@ struct AgentDefinition {
 // Error names the problem (no front matter, no description, ...).
 Result<AgentDefinition> ParseAgentDefinition(std::string_view text, const std::string& file_name);
 
-// Definitions that do not parse are skipped with a line in *warnings.
+// Definitions that do not parse are skipped with a line in *warnings. The
+// project's (.claude/agents, .sepp/agents) load only when the project is
+// trusted as it is now (base/project_trust.h); else they are skipped with a
+// note saying how to trust it.
 std::vector<AgentDefinition> LoadAgentDefinitions(const std::filesystem::path& cwd,
                                                   std::vector<std::string>* warnings);
 

@@ -43,6 +43,7 @@ struct Options {
   std::string sandbox = "on";
   int thinking = 0;
   bool no_stream = false;
+  bool trust = false;
 };
 
 // SIGINT/SIGTERM are blocked in every thread and taken by one waiter thread,
@@ -95,6 +96,7 @@ int RunAgentCommand(int argc, char** argv) {
       "  sepp sandbox [options] -- CMD ARGS...   run any command confined by the kernel sandbox\n"
       "  sepp doctor                             what this machine's kernel supports\n"
       "  sepp sessions list|show|tree|export|rm  sessions of this folder (see docs/sessions.md)\n"
+      "  sepp trust [DIR]                        trust a project's configuration as it is now\n"
       "  sepp wasm run|validate|spec             the WebAssembly engine\n"
       "\nEnvironment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ANTHROPIC_BASE_URL, OPENAI_BASE_URL,\n"
       "SEPP_PROVIDER, SEPP_MODEL, SEPP_HOME (default ~/.sepp), SEPP_LOG.");
@@ -119,6 +121,8 @@ int RunAgentCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   cli.add_option("--thinking", o.thinking, "extended-thinking token budget (0: off)");
   cli.add_flag("--no-stream", o.no_stream, "ask the provider for whole answers");
+  cli.add_flag("--trust", o.trust,
+               "trust this folder's project configuration as it is now (as `sepp trust` does)");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -160,6 +164,7 @@ int RunAgentCommand(int argc, char** argv) {
   auto provider = llm::MakeProvider(*config);
 
   std::filesystem::path cwd = std::filesystem::current_path();
+  if (o.trust && TrustCurrentProject(cwd) != 0) return 1;
   sandbox::Policy policy = sandbox::DefaultToolPolicy(cwd);
   if (o.sandbox == "off") {
     policy.enabled = false;
@@ -204,7 +209,7 @@ int RunAgentCommand(int argc, char** argv) {
   runtime->parent = ac;
   runtime->definitions = agent::LoadAgentDefinitions(cwd, &warnings);
   runtime->date = TodayLocal();
-  for (const auto& w : warnings) std::fprintf(stderr, "sepp: skipped an agent definition: %s\n", w.c_str());
+  for (const auto& w : warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
 
   auto registry = tools::MakeBuiltinTools();
   registry->Add(std::make_unique<agent::SubagentTool>(runtime, 0));

@@ -2,6 +2,7 @@
 // folder; main.cc only dispatches. Every command returns the process exit
 // status: 0 done, 1 error, 2 usage, 130 aborted (others as documented).
 #pragma once
+#include <filesystem>
 
 namespace sepp::app {
 
@@ -10,6 +11,10 @@ int RunWasmCommand(int argc, char** argv);     // wasm_command.cc
 int RunSandboxCommand(int argc, char** argv);  // sandbox_command.cc
 int RunDoctorCommand(int argc, char** argv);   // doctor_command.cc
 int RunSessionsCommand(int argc, char** argv); // sessions_command.cc
+int RunTrustCommand(int argc, char** argv);    // trust_command.cc
+// Trusts dir's project configuration as it is now, telling the user what
+// (for --trust); 0 done, else the exit status of the failure.
+int TrustCurrentProject(const std::filesystem::path& dir);  // trust_command.cc
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
 

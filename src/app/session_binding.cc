@@ -22,6 +22,7 @@ SessionBinding::~SessionBinding() = default;
 Status SessionBinding::Open(const SessionRequest& request) {
   auto settings = LoadSettings(request.cwd);
   if (!settings.ok()) return settings.error();
+  for (const auto& w : settings->warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
   auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
   if (!store.ok()) return store.error();
   impl_->store = std::move(store).value();

@@ -34,7 +34,13 @@ Status Apply(const std::filesystem::path& file, Settings& s) {
 Result<Settings> LoadSettings(const std::filesystem::path& cwd) {
   Settings s;
   if (auto st = Apply(SeppHome() / "settings.toml", s); !st.ok()) return st.error();
-  if (auto st = Apply(cwd / ".sepp" / "settings.toml", s); !st.ok()) return st.error();
+  // The project's file may have been written by anyone (a cloned repository,
+  // a command): a broken one is reported and skipped whole, never fatal.
+  Settings project = s;
+  if (auto st = Apply(cwd / ".sepp" / "settings.toml", project); !st.ok())
+    s.warnings.push_back("skipped the project settings: " + st.error().message);
+  else
+    s = std::move(project);
   return s;
 }
 

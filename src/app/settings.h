@@ -3,6 +3,8 @@
 // environment override both (the callers apply them).
 #pragma once
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "session/store.h"
@@ -11,10 +13,12 @@ namespace sepp::app {
 
 struct Settings {
   session::StoreKind session_store = session::StoreKind::kJsonl;  // [session] store
+  std::vector<std::string> warnings;  // for stderr: project files skipped, and why
 };
 
-// A file that exists but does not parse is an error naming the file, line
-// and key; a missing file is fine.
+// The user's file, when it exists but does not parse, is an error naming the
+// file, line and key; the project's is skipped with a warning saying the
+// same; a missing file is fine.
 Result<Settings> LoadSettings(const std::filesystem::path& cwd);
 
 }  // namespace sepp::app

@@ -371,6 +371,39 @@ TEST_P(E2E, KillDuringAStreamedTurnThenContinue) {
   EXPECT_NE(body.find("what was the word?"), std::string::npos);
 }
 
+// Project configuration that adds code or power (here an agent definition)
+// takes effect only after the user trusts the project as it is; a change
+// withdraws the trust. A command the model runs cannot create .sepp/ either.
+TEST_P(E2E, ProjectAgentDefinitionsNeedTheUsersTrust) {
+  fs::create_directories(ws_ / ".sepp/agents");
+  std::ofstream(ws_ / ".sepp/agents/reviewer.md") << "---\ndescription: reviews code strictly\n---\nbe strict\n";
+  auto r = Sepp({"-p", "hi"}, {{{"text", "one"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("ignored " + (fs::canonical(ws_) / ".sepp/agents").string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("sepp trust"), std::string::npos) << r.err;
+  EXPECT_EQ(Requests()[0].body.dump().find("reviews code strictly"), std::string::npos);
+
+  auto t = Sepp({"trust"}, Json::array());
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_NE(t.err.find(".sepp/agents/reviewer.md"), std::string::npos) << t.err;
+  fp_.Reset();
+  r = Sepp({"-p", "hi"}, {{{"text", "two"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("ignored"), std::string::npos) << r.err;
+  EXPECT_NE(Requests()[0].body.dump().find("reviews code strictly"), std::string::npos);
+
+  // Changed behind the user's back: ignored again, until --trust.
+  std::ofstream(ws_ / ".sepp/agents/reviewer.md") << "---\ndescription: reviews code loosely\n---\n";
+  fp_.Reset();
+  r = Sepp({"-p", "hi"}, {{{"text", "three"}}});
+  EXPECT_NE(r.err.find("changed since you trusted it"), std::string::npos) << r.err;
+  EXPECT_EQ(Requests()[0].body.dump().find("reviews code loosely"), std::string::npos);
+  fp_.Reset();
+  r = Sepp({"--trust", "-p", "hi"}, {{{"text", "four"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(Requests()[0].body.dump().find("reviews code loosely"), std::string::npos);
+}
+
 TEST_P(E2E, SubagentWorksInItsOwnContextAndSession) {
   auto r = Sepp({"-p", "parent secret plan", "--output", "json"},
                 {{{"tool_calls", {ToolCall("agent", {{"task", "count the files"}})}}},
@@ -475,16 +508,29 @@ TEST_P(E2EErrors, UsageErrorsExitWithTwo) {
   EXPECT_NE(r2.err.find("-p"), std::string::npos);
 }
 
-TEST_P(E2EErrors, BadSettingsNameTheFileAndLine) {
+// The project's settings may come from anyone (a clone, a command): a broken
+// file is reported with its line and skipped, and sepp runs. The user's own
+// settings file stays an error.
+TEST_P(E2EErrors, BadProjectSettingsAreReportedAndSkipped) {
   fs::create_directories(ws_ / ".sepp");
   std::ofstream(ws_ / ".sepp" / "settings.toml") << "[session]\nstore = \"postgres\"\n";
+  auto r = Sepp({"-p", "hi"}, {{{"text", "answer one"}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("settings.toml:2: session.store"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("skipped"), std::string::npos) << r.err;
+  std::ofstream(ws_ / ".sepp" / "settings.toml") << "[[[\n";
+  fp_.Reset();
+  r = Sepp({"-p", "hi"}, {{{"text", "answer two"}}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("settings.toml:1:"), std::string::npos) << r.err;
+}
+
+TEST_P(E2EErrors, BadUserSettingsNameTheFileAndLine) {
+  fs::create_directories(home_ / ".sepp");
+  std::ofstream(home_ / ".sepp" / "settings.toml") << "[session]\nstore = \"postgres\"\n";
   auto r = Sepp({"-p", "hi"}, {{{"text", "never"}}});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("settings.toml:2: session.store"), std::string::npos) << r.err;
-  std::ofstream(ws_ / ".sepp" / "settings.toml") << "[[[\n";
-  r = Sepp({"-p", "hi"}, {{{"text", "never"}}});
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("settings.toml:1:"), std::string::npos) << r.err;
   EXPECT_TRUE(Requests().empty());
 }
 
