@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <set>
 
-#include "base/file.h"
 
 namespace sepp::sandbox {
 namespace fs = std::filesystem;
@@ -35,11 +34,18 @@ std::string CanonicalOrEmpty(const fs::path& p) {
   return ec ? std::string() : c.string();
 }
 
-// The first line of a small file, without its line end; empty if unreadable.
+// The first line of a pointer file (`.git`, commondir, gitdir), without its
+// line end; empty if unreadable. Reads at most 4 KiB whatever the file's
+// size (a command may have planted a huge one or swapped in a FIFO).
 std::string FirstLine(const std::string& path) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return {};
-  std::string s = text->substr(0, text->find('\n'));
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return {};
+  char buf[4096];
+  ssize_t n = read(fd, buf, sizeof buf);
+  close(fd);
+  if (n <= 0) return {};
+  std::string s(buf, static_cast<size_t>(n));
+  s = s.substr(0, s.find('\n'));
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
 }
@@ -78,9 +84,16 @@ class Finder {
       std::string common = FirstLine(g + "/commondir");
       fs::path c = fs::path(common).is_absolute() ? fs::path(common) : fs::path(g) / common;
       std::string cc = CanonicalOrEmpty(c);
-      if (!cc.empty() && IsDir(cc + "/objects")) {
+      // Only the repository this git directory is a linked worktree of
+      // (it lies in that repository's worktrees/) is taken as its common
+      // directory: a planted commondir naming another repository gets no
+      // write access to it.
+      if (!cc.empty() && IsDir(cc + "/objects") && IsUnder(g, cc + "/worktrees")) {
         if (!InWriteRoots(cc)) out_.write_roots.push_back(cc);
         GitDir(cc, depth + 1);
+      } else if (!cc.empty() && !InWriteRoots(cc)) {
+        out_.notes.push_back(g + "/commondir names " + cc +
+                             ", which does not hold this git directory; it stays read-only");
       }
     }
     std::error_code ec;

@@ -218,7 +218,8 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   // and files a secret name pattern matches.
   bool protect_git = std::find(policy.protected_paths.begin(), policy.protected_paths.end(),
                                ".git/") != policy.protected_paths.end();
-  bool name_patterns = HasNamePatterns(policy.deny_paths);
+  NamePatterns secret_names(policy.deny_paths);
+  bool name_patterns = !secret_names.empty();
   std::vector<std::string> write_roots, dot_git, secret_hits;
   for (const auto& [root, write] : roots)
     if (write) write_roots.push_back(root);
@@ -226,7 +227,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
     for (const auto& root : write_roots) {
       ScanResult scan = ScanWorkspace(root, [&](std::string_view name) {
         return (protect_git && name == ".git") ||
-               (name_patterns && MatchesDenyName(name, policy.deny_paths));
+               (name_patterns && secret_names.Matches(name));
       });
       for (auto& m : scan.matches) {
         if (fs::path(m).filename() == ".git") dot_git.push_back(m);

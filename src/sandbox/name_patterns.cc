@@ -2,29 +2,39 @@
 
 #include <fnmatch.h>
 
+#include <cstring>
+
 namespace sepp::sandbox {
 
 bool IsNamePattern(std::string_view e) { return e.starts_with("**/") || e.starts_with("!**/"); }
 
-bool MatchesDenyName(std::string_view name, const std::vector<std::string>& deny) {
-  if (name.empty() || name == "." || name == "..") return false;
-  std::string n(name);
-  bool hit = false;
+NamePatterns::NamePatterns(const std::vector<std::string>& deny) {
   for (const auto& e : deny) {
-    bool exempt = e.starts_with("!**/");
-    if (!exempt && !e.starts_with("**/")) continue;
-    std::string glob = e.substr(exempt ? 4 : 3);
-    if (fnmatch(glob.c_str(), n.c_str(), FNM_PERIOD) != 0) continue;
-    if (exempt) return false;
-    hit = true;
+    if (e.starts_with("**/")) deny_.push_back(e.substr(3));
+    else if (e.starts_with("!**/")) exempt_.push_back(e.substr(4));
   }
-  return hit;
 }
 
-bool HasNamePatterns(const std::vector<std::string>& deny) {
-  for (const auto& e : deny)
-    if (e.starts_with("**/")) return true;
-  return false;
+bool NamePatterns::Matches(std::string_view name) const {
+  if (deny_.empty() || name.empty() || name == "." || name == ".." || name.size() > 255)
+    return false;
+  char n[256];
+  std::memcpy(n, name.data(), name.size());
+  n[name.size()] = '\0';
+  bool hit = false;
+  for (const auto& g : deny_)
+    if (fnmatch(g.c_str(), n, FNM_PERIOD) == 0) {
+      hit = true;
+      break;
+    }
+  if (!hit) return false;
+  for (const auto& g : exempt_)
+    if (fnmatch(g.c_str(), n, FNM_PERIOD) == 0) return false;
+  return true;
+}
+
+bool MatchesDenyName(std::string_view name, const std::vector<std::string>& deny) {
+  return NamePatterns(deny).Matches(name);
 }
 
 }  // namespace sepp::sandbox

@@ -13,11 +13,21 @@ namespace sepp::sandbox {
 
 bool IsNamePattern(std::string_view deny_entry);
 
-// True when `name` (one path component) is matched by a "**/" entry of
-// `deny` and by no "!**/" entry.
-bool MatchesDenyName(std::string_view name, const std::vector<std::string>& deny);
+// The name patterns of a deny list, taken apart once: the workspace scan
+// asks about every entry it reads.
+class NamePatterns {
+ public:
+  explicit NamePatterns(const std::vector<std::string>& deny);
+  bool empty() const { return deny_.empty(); }
+  // True when `name` (one path component) is matched by a "**/" entry and
+  // by no "!**/" entry.
+  bool Matches(std::string_view name) const;
 
-// True when any entry of `deny` is a name pattern (then a walk is needed).
-bool HasNamePatterns(const std::vector<std::string>& deny);
+ private:
+  std::vector<std::string> deny_, exempt_;  // the globs
+};
+
+// One-off form of NamePatterns(deny).Matches(name).
+bool MatchesDenyName(std::string_view name, const std::vector<std::string>& deny);
 
 }  // namespace sepp::sandbox

@@ -31,8 +31,8 @@ struct Walker {
         result.truncated = true;
         break;
       }
-      std::string full = path == "/" ? "/" + std::string(name) : path + "/" + std::string(name);
-      if (match(name)) result.matches.push_back(full);
+      auto full = [&] { return path == "/" ? "/" + std::string(name) : path + "/" + std::string(name); };
+      if (match(name)) result.matches.push_back(full());
       unsigned char type = e->d_type;
       if (type == DT_UNKNOWN) {
         struct stat st {};
@@ -45,7 +45,7 @@ struct Walker {
         continue;
       }
       int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (sub >= 0) Walk(sub, full, depth + 1);
+      if (sub >= 0) Walk(sub, full(), depth + 1);
     }
     closedir(dir);
   }

@@ -1,7 +1,6 @@
 #include "tools/access.h"
 
 #include "sandbox/defaults.h"
-#include "sandbox/name_patterns.h"
 
 namespace sepp::tools {
 namespace {
@@ -39,11 +38,10 @@ std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
 
 // True when a component of `path` is named `name` or matches the deny
 // patterns (every component: a secret folder hides what lies in it).
-bool AnyComponent(const std::string& path, const std::vector<std::string>& deny,
-                  const char* name) {
+bool AnyComponent(const std::string& path, const sandbox::NamePatterns* deny, const char* name) {
   for (const auto& part : fs::path(path)) {
     std::string c = part.string();
-    if ((name && c == name) || (!name && sandbox::MatchesDenyName(c, deny))) return true;
+    if ((name && c == name) || (deny && deny->Matches(c))) return true;
   }
   return false;
 }
@@ -60,9 +58,10 @@ PathGuard::PathGuard(const ToolContext& ctx) {
   enabled_ = p->enabled;
   read_roots_ = RealAll(p->read_roots);
   write_roots_ = RealAll(p->write_roots);
+  deny_names_ = sandbox::NamePatterns(p->deny_paths);
   for (const auto& d : p->deny_paths)
-    if (sandbox::IsNamePattern(d)) deny_names_.push_back(d);
-    else for (auto& r : RealAll({d})) deny_.push_back(std::move(r));
+    if (!sandbox::IsNamePattern(d))
+      for (auto& r : RealAll({d})) deny_.push_back(std::move(r));
   for (const auto& root : p->write_roots)
     for (const auto& rel : p->protected_paths) {
       // The file tools have no business in any git directory: nothing in
@@ -83,14 +82,15 @@ std::string PathGuard::Check(const fs::path& path, bool write) const {
   if (!enabled_) return "";
   std::string lexical = path.lexically_normal().string();
   std::string real = Real(path);
-  bool secret = AnyComponent(lexical, deny_names_, nullptr) || AnyComponent(real, deny_names_, nullptr);
+  bool secret = AnyComponent(lexical, &deny_names_, nullptr) ||
+                AnyComponent(real, &deny_names_, nullptr);
   for (const auto& d : deny_)
     if (Under(lexical, d) || Under(real, d)) secret = true;
   if (secret)
     return "access to " + path.string() +
            " is denied: it is a secret location the sandbox policy keeps from every tool";
   if (write && protect_git_ &&
-      (AnyComponent(lexical, {}, ".git") || AnyComponent(real, {}, ".git")))
+      (AnyComponent(lexical, nullptr, ".git") || AnyComponent(real, nullptr, ".git")))
     return path.string() +
            " is protected: it lies in a git directory, whose configuration, hooks and control "
            "files decide what git runs outside the sandbox; the file tools never write there "
@@ -119,7 +119,7 @@ bool PathGuard::Hidden(const fs::path& path) const {
   std::string lexical = path.lexically_normal().string();
   for (const auto& d : deny_)
     if (Under(lexical, d)) return true;
-  return AnyComponent(lexical, deny_names_, nullptr);
+  return AnyComponent(lexical, &deny_names_, nullptr);
 }
 
 ToolResult DeniedResult(const std::string& reason) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/name_patterns.h"
 #include "tools/tool.h"
 
 namespace sepp::tools {
@@ -35,7 +36,7 @@ class PathGuard {
   bool enabled_ = true;
   bool protect_git_ = false;  // the policy protects ".git/": no write in a git directory
   std::vector<std::string> read_roots_, write_roots_, deny_, protected_;
-  std::vector<std::string> deny_names_;  // "**/NAME" patterns (sandbox/name_patterns.h)
+  sandbox::NamePatterns deny_names_{{}};  // "**/NAME" patterns
 };
 
 // The result a tool returns when the guard refuses (is_error, details.denied).

@@ -6,6 +6,7 @@
 // command add, commit, branch, checkout -b and stash still work.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -200,6 +201,34 @@ TEST_F(GitLayoutTest, PlantedCommondirIsRemovedAndReported) {
   EXPECT_FALSE(fs::exists(commondir));
   EXPECT_THAT(::testing::PrintToString(r.denials), HasSubstr("commondir"));
   EXPECT_EQ(HostGit(ws_, "status"), 0);
+}
+
+// Pointer files from a hostile workspace (a tarball, an earlier command):
+// none of them makes anything outside the workspace writable, a huge one is
+// not read whole, a FIFO does not block.
+TEST_F(GitLayoutTest, HostilePointersGrantNothingOutside) {
+  fs::path victim = home_ / "victim";
+  InitRepo(victim);
+  std::string vgit = fs::canonical(victim / ".git").string();
+  Write(ws_ / ".git", "gitdir: " + vgit + "\n");  // no back pointer
+  Write(ws_ / "a/.git", "gitdir: " + vgit + "\n");
+  Write(ws_ / "b/.git", "");
+  fs::resize_file(ws_ / "b/.git", 1ull << 30);  // sparse: 1 GiB of zeros
+  fs::create_directories(ws_ / "c");
+  ASSERT_EQ(mkfifo((ws_ / "c/.git").c_str(), 0600), 0);
+  // A git directory inside whose commondir names the victim.
+  InitRepo(ws_ / "d");
+  Write(ws_ / "d/.git/commondir", vgit + "\n");
+  std::string ws = fs::canonical(ws_).string();
+  auto control = FindGitControl({ws}, {ws + "/a/.git", ws + "/b/.git", ws + "/c/.git", ws + "/d/.git"});
+  EXPECT_TRUE(control.write_roots.empty()) << ::testing::PrintToString(control.write_roots);
+  for (const auto& p : control.read_only) EXPECT_EQ(p.rfind(ws + "/", 0), 0u) << p;
+  EXPECT_THAT(::testing::PrintToString(control.notes), HasSubstr("does not name this checkout back"));
+  EXPECT_THAT(::testing::PrintToString(control.notes), HasSubstr("does not hold this git directory"));
+  // And the sandbox cannot write the victim through the workspace.
+  auto r = Sh("echo evil >> '" + vgit + "/HEAD'; git -C a status >/dev/null 2>&1; echo ran");
+  EXPECT_THAT(r.output, HasSubstr("ran"));
+  EXPECT_THAT(ReadText(vgit + "/HEAD"), Not(HasSubstr("evil")));
 }
 
 }  // namespace
