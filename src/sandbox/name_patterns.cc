@@ -10,8 +10,8 @@ bool IsNamePattern(std::string_view e) { return e.starts_with("**/") || e.starts
 
 NamePatterns::NamePatterns(const std::vector<std::string>& deny) {
   for (const auto& e : deny) {
-    if (e.starts_with("**/")) deny_.push_back(e.substr(3));
-    else if (e.starts_with("!**/")) exempt_.push_back(e.substr(4));
+    if (e.starts_with("**/") && e.size() > 3) deny_.push_back(e.substr(3));
+    else if (e.starts_with("!**/") && e.size() > 4) exempt_.push_back(e.substr(4));
   }
 }
 
@@ -23,7 +23,9 @@ bool NamePatterns::Matches(std::string_view name) const {
   n[name.size()] = '\0';
   bool hit = false;
   for (const auto& g : deny_)
-    if (fnmatch(g.c_str(), n, FNM_PERIOD) == 0) {
+    // A glob that starts with a literal character (".env*") cannot match a
+    // name that starts otherwise: most names of a tree skip fnmatch.
+    if ((std::strchr("*?[\\", g[0]) || g[0] == n[0]) && fnmatch(g.c_str(), n, FNM_PERIOD) == 0) {
       hit = true;
       break;
     }

@@ -36,10 +36,16 @@ std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
   return out;
 }
 
-// True when a component of `path` is named `name` or matches the deny
-// patterns (every component: a secret folder hides what lies in it).
-bool AnyComponent(const std::string& path, const sandbox::NamePatterns* deny, const char* name) {
-  for (const auto& part : fs::path(path)) {
+// True when a component of `path` below the root it lies in is named `name`
+// or matches the deny patterns (every component: a secret folder hides what
+// lies in it). The root's own components do not count: a workspace that
+// happens to lie in a folder named like a secret is still the workspace.
+bool AnyComponent(const std::string& path, const std::vector<std::string>& roots,
+                  const sandbox::NamePatterns* deny, const char* name) {
+  size_t cut = 0;
+  for (const auto& r : roots)
+    if (Under(path, r) && r.size() > cut) cut = r.size();
+  for (const auto& part : fs::path(path.substr(cut))) {
     std::string c = part.string();
     if ((name && c == name) || (deny && deny->Matches(c))) return true;
   }
@@ -58,6 +64,8 @@ PathGuard::PathGuard(const ToolContext& ctx) {
   enabled_ = p->enabled;
   read_roots_ = RealAll(p->read_roots);
   write_roots_ = RealAll(p->write_roots);
+  roots_ = read_roots_;
+  roots_.insert(roots_.end(), write_roots_.begin(), write_roots_.end());
   deny_names_ = sandbox::NamePatterns(p->deny_paths);
   for (const auto& d : p->deny_paths)
     if (!sandbox::IsNamePattern(d))
@@ -82,15 +90,16 @@ std::string PathGuard::Check(const fs::path& path, bool write) const {
   if (!enabled_) return "";
   std::string lexical = path.lexically_normal().string();
   std::string real = Real(path);
-  bool secret = AnyComponent(lexical, &deny_names_, nullptr) ||
-                AnyComponent(real, &deny_names_, nullptr);
+  bool secret = AnyComponent(lexical, roots_, &deny_names_, nullptr) ||
+                AnyComponent(real, roots_, &deny_names_, nullptr);
   for (const auto& d : deny_)
     if (Under(lexical, d) || Under(real, d)) secret = true;
   if (secret)
     return "access to " + path.string() +
            " is denied: it is a secret location the sandbox policy keeps from every tool";
   if (write && protect_git_ &&
-      (AnyComponent(lexical, nullptr, ".git") || AnyComponent(real, nullptr, ".git")))
+      (AnyComponent(lexical, roots_, nullptr, ".git") ||
+       AnyComponent(real, roots_, nullptr, ".git")))
     return path.string() +
            " is protected: it lies in a git directory, whose configuration, hooks and control "
            "files decide what git runs outside the sandbox; the file tools never write there "
@@ -119,7 +128,7 @@ bool PathGuard::Hidden(const fs::path& path) const {
   std::string lexical = path.lexically_normal().string();
   for (const auto& d : deny_)
     if (Under(lexical, d)) return true;
-  return AnyComponent(lexical, &deny_names_, nullptr);
+  return AnyComponent(lexical, roots_, &deny_names_, nullptr);
 }
 
 ToolResult DeniedResult(const std::string& reason) {

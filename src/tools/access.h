@@ -36,6 +36,7 @@ class PathGuard {
   bool enabled_ = true;
   bool protect_git_ = false;  // the policy protects ".git/": no write in a git directory
   std::vector<std::string> read_roots_, write_roots_, deny_, protected_;
+  std::vector<std::string> roots_;  // read and write roots: name checks start below them
   sandbox::NamePatterns deny_names_{{}};  // "**/NAME" patterns
 };
 

@@ -156,6 +156,23 @@ TEST_F(AccessTest, EveryDefaultSecretIsRefusedAndItsNeighbourRead) {
   }
 }
 
+// Name patterns look below the workspace: a workspace that itself lies in
+// a folder named like a secret (.env.d) or like a git directory is usable.
+TEST_F(AccessTest, NameChecksStartBelowTheWorkspace) {
+  testing::TempDir outer;
+  fs::path ws = outer.path() / ".env.d" / ".git" / "project";
+  fs::create_directories(ws);
+  sandbox::Policy p = sandbox::DefaultToolPolicy(ws);
+  ToolContext ctx;
+  ctx.cwd = ws;
+  ctx.policy = &p;
+  PathGuard guard(ctx);
+  EXPECT_EQ(guard.CheckRead(ws / "main.c"), "");
+  EXPECT_EQ(guard.CheckWrite(ws / "main.c"), "");
+  EXPECT_NE(guard.CheckRead(ws / "sub/.env.d/x"), "");
+  EXPECT_NE(guard.CheckWrite(ws / "sub/.git/config"), "");
+}
+
 TEST_F(AccessTest, SandboxOffAllowsEverything) {
   policy_.enabled = false;
   EXPECT_FALSE(Run("read", {{"path", (secrets_.path() / "id_rsa").string()}}).is_error);
