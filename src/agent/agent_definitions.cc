@@ -99,7 +99,10 @@ std::vector<AgentDefinition> LoadAgentDefinitions(const std::filesystem::path& c
         trust = ProjectTrustOf(*project);
       }
       if (trust != TrustState::kTrusted) {
-        if (warnings) warnings->push_back(UntrustedNote(*project, trust, dir));
+        std::string names;
+        for (const auto& f : files) names += (names.empty() ? "" : ", ") + f.filename().string();
+        if (warnings)
+          warnings->push_back(UntrustedNote(*project, trust, dir.string() + " (" + names + ")"));
         continue;
       }
     }

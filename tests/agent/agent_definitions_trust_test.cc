@@ -47,7 +47,7 @@ TEST_F(AgentDefinitionsTrustTest, UntrustedProjectDefinitionsAreIgnoredWithANote
   EXPECT_EQ(Names(&warnings), std::vector<std::string>{"mine"});
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find(".claude/agents"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[1].find(".sepp/agents"), std::string::npos) << warnings[1];
+  EXPECT_NE(warnings[1].find(".sepp/agents (theirs.md)"), std::string::npos) << warnings[1];
   EXPECT_NE(warnings[1].find("sepp trust " + fs::canonical(project_).string()), std::string::npos)
       << warnings[1];
 }
