@@ -45,6 +45,9 @@ constexpr const char* kAttack =
 constexpr const char* kLegit =
     "set -e; echo hi > a.txt; git add a.txt; git commit -q -m add; git branch b1;"
     "git checkout -q -b b2; echo more >> a.txt; git stash -q; git stash list | grep -q stash;"
+    "git fetch -q . b1:refs/remotes/self/b1; git tag -a -m t v1; git gc -q;"
+    "git worktree add -q .wt-b3 -b b3; git -C .wt-b3 commit -q --allow-empty -m in-wt;"
+    "git worktree remove .wt-b3;"
     "echo LEGIT-OK";
 
 class GitLayoutTest : public SandboxTest {
@@ -111,6 +114,8 @@ class GitLayoutTest : public SandboxTest {
     EXPECT_THAT(HostOut(checkout, "log --oneline b2"), HasSubstr("add"));
     EXPECT_THAT(HostOut(checkout, "branch --list b1"), HasSubstr("b1"));
     EXPECT_THAT(HostOut(checkout, "stash list"), HasSubstr("stash@{0}"));
+    EXPECT_THAT(HostOut(checkout, "log --oneline b3"), HasSubstr("in-wt"));
+    EXPECT_THAT(HostOut(checkout, "tag --list v1"), HasSubstr("v1"));
   }
 };
 
