@@ -43,9 +43,10 @@ Policy DefaultToolPolicy(const std::filesystem::path& workspace) {
     p.deny_paths.push_back(e.starts_with("~/") ? ExpandUser(e).string() : e);
   p.deny_paths.push_back(SeppHome().string());
   // ".git/": git's control surface in every repository of the write roots
-  // (sandbox/git_control.h); ".sepp/" is made when missing, so a command
-  // cannot create project configuration either.
-  p.protected_paths = {".git/", ".sepp/"};  // "/": a folder
+  // (sandbox/git_control.h). The workspace's .sepp/ is made when missing,
+  // so a command cannot create project configuration either; only the
+  // workspace's, where sepp reads it (not in every extra write root).
+  p.protected_paths = {".git/", (workspace / ".sepp").string() + "/"};  // "/": a folder
   p.net = NetMode::kOff;
   p.limits.timeout_s = 0;
   p.limits.max_processes = 1024;

@@ -376,7 +376,14 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   for (const auto& prot : policy.protected_paths) {
     if (prot == ".git/") continue;
     if (fs::path(prot).is_absolute()) {
-      protect.push_back(prot);
+      // Its folder resolved as the roots are (the workspace may be reached
+      // through a symlink); the entry itself may not exist yet.
+      fs::path a = fs::path(prot).lexically_normal();
+      bool dir = prot.back() == '/';
+      if (dir) a = a.parent_path();  // "x/.sepp/" normalises to "x/.sepp/"
+      const std::string& parent = canonical(a.parent_path().string());
+      if (!parent.empty() && !a.filename().empty())
+        protect.push_back((fs::path(parent) / a.filename()).string() + (dir ? "/" : ""));
       continue;
     }
     for (const auto& [root, write] : roots)

@@ -300,6 +300,26 @@ TEST_F(SandboxTest, MissingSeppFolderIsMadeAndProtected) {
   EXPECT_EQ(ReadText(ws_ / "a.txt"), "fine\n");
 }
 
+// The same when the workspace is reached through a symbolic link, and only
+// in the workspace: an extra write root gets no .sepp/ of its own.
+TEST_F(SandboxTest, SeppFolderIsProtectedThroughALinkedWorkspace) {
+  fs::path link = root_ / "link-to-project";
+  fs::create_symlink(ws_, link);
+  fs::path extra = root_ / "extra";
+  fs::create_directories(extra);
+  Policy p = DefaultToolPolicy(link);
+  p.write_roots.push_back(extra.string());
+  p.limits.timeout_s = 60;
+  auto r = Sh("echo '[session]' > " + link.string() + "/.sepp/settings.toml; echo ok > " +
+                  extra.string() + "/f; echo done",
+              p);
+  EXPECT_THAT(r.output, HasSubstr("done"));
+  EXPECT_TRUE(fs::is_directory(ws_ / ".sepp"));
+  EXPECT_FALSE(fs::exists(ws_ / ".sepp/settings.toml")) << r.output;
+  EXPECT_TRUE(fs::exists(extra / "f"));
+  EXPECT_FALSE(fs::exists(extra / ".sepp"));
+}
+
 // --- network -----------------------------------------------------------------------
 
 class ListenerTest : public SandboxTest {
