@@ -50,6 +50,34 @@ std::string FirstLine(const std::string& path) {
   return s;
 }
 
+// A submodule's git directory names its checkout back in its config
+// (`core.worktree = ../../../sub`, relative to the git directory). A light
+// reading: the first `worktree = ...` line, within the first 64 KiB.
+std::string SubmoduleWorktree(const std::string& g) {
+  int fd = open((g + "/config").c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text(65536, '\0');
+  ssize_t n = read(fd, text.data(), text.size());
+  close(fd);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    pos = end == std::string::npos ? text.size() : end + 1;
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (line.rfind("worktree", 0) != 0) continue;
+    size_t eq = line.find('=');
+    if (eq == std::string::npos || line.find_first_not_of(" \t", 8) != eq) continue;
+    std::string v = line.substr(eq + 1);
+    v.erase(0, v.find_first_not_of(" \t"));
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t' || v.back() == '\r')) v.pop_back();
+    fs::path p = fs::path(v).is_absolute() ? fs::path(v) : fs::path(g) / v;
+    return CanonicalOrEmpty(p);
+  }
+  return {};
+}
+
 // A git directory has HEAD (git's own test, is_git_directory, also wants
 // objects/ and refs/, which a linked worktree's takes from its common dir).
 bool LooksLikeGitDir(const std::string& dir) { return IsDir(dir) && IsFile(dir + "/HEAD"); }
@@ -153,10 +181,11 @@ class Finder {
     // The workspace is a linked worktree or a submodule checkout: git needs
     // its git directory (and the common one) writable for commits. Only a
     // git directory that names this checkout back is taken: a linked
-    // worktree's `gitdir` file, a submodule's place under modules/.
+    // worktree's `gitdir` file, a submodule's core.worktree.
     std::string back = IsFile(g + "/gitdir") ? CanonicalOrEmpty(FirstLine(g + "/gitdir")) : "";
     bool linked = IsFile(g + "/commondir") && back == CanonicalOrEmpty(path);
-    bool submodule = !IsFile(g + "/commondir") && g.find("/modules/") != std::string::npos;
+    bool submodule = !IsFile(g + "/commondir") && g.find("/modules/") != std::string::npos &&
+                     SubmoduleWorktree(g) == CanonicalOrEmpty(fs::path(path).parent_path());
     if (!linked && !submodule) {
       out_.notes.push_back(path + " points at " + g +
                            ", which does not name this checkout back; it stays read-only");

@@ -221,6 +221,17 @@ TEST_F(GitLayoutTest, HostilePointersGrantNothingOutside) {
   fs::resize_file(ws_ / "b/.git", 1ull << 30);  // sparse: 1 GiB of zeros
   fs::create_directories(ws_ / "c");
   ASSERT_EQ(mkfifo((ws_ / "c/.git").c_str(), 0600), 0);
+  // A submodule git directory of another project that does not name this
+  // checkout as its worktree.
+  fs::path other = home_ / "other", src = home_ / "subsrc";
+  InitRepo(src);
+  InitRepo(other);
+  ASSERT_EQ(HostGit(other, "submodule add -q '" + src.string() + "' lib"), 0);
+  std::string lib_git = fs::canonical(other / ".git/modules/lib").string();
+  fs::path ws2 = home_ / "ws2";
+  Write(ws2 / ".git", "gitdir: " + lib_git + "\n");
+  auto foreign = FindGitControl({fs::canonical(ws2).string()}, {});
+  EXPECT_TRUE(foreign.write_roots.empty()) << ::testing::PrintToString(foreign.write_roots);
   // A git directory inside whose commondir names the victim.
   InitRepo(ws_ / "d");
   Write(ws_ / "d/.git/commondir", vgit + "\n");
