@@ -26,8 +26,12 @@ struct Policy {
   bool enabled = true;
   std::vector<std::string> read_roots;
   std::vector<std::string> write_roots;
-  std::vector<std::string> deny_paths;       // masked even inside allowed roots
-  std::vector<std::string> protected_paths;  // read-only inside writable roots
+  // Masked even inside allowed roots; "**/NAME" names a file anywhere in the
+  // write roots and "!**/NAME" exempts one (name_patterns.h).
+  std::vector<std::string> deny_paths;
+  // Read-only inside writable roots; a trailing "/" marks a folder (made
+  // when missing); ".git/" stands for git's control surface (git_control.h).
+  std::vector<std::string> protected_paths;
   NetMode net = NetMode::kOff;
   std::vector<std::string> allow_domains;    // for kProxy; "*.example.com" allowed
   std::vector<std::string> env_allow;        // names passed through from sepp's env
