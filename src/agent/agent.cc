@@ -231,7 +231,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   started.call_id = call.id;
   started.tool = call.name;
   started.args = call.arguments;
-  started.summary = tool ? tool->Summary(call.arguments) : call.name;
+  started.summary = tool ? tools::SummarizeCall(*tool, call.arguments) : call.name;
   Emit(started);
 
   tools::ToolResult result;
