@@ -155,7 +155,9 @@ TEST_F(OutputSafety, NoOutputModeCarriesTheKey) {
       EXPECT_EQ(r.out, "checking [REDACTED] now\ndone: [REDACTED]\n");
       EXPECT_NE(r.err.find("error: out [REDACTED] tail"), std::string::npos) << r.err;
     }
-    if (format == "json") EXPECT_EQ((*ParseJson(r.out))["text"], "done: [REDACTED]");
+    if (format == "json") {
+      EXPECT_EQ((*ParseJson(r.out))["text"], "done: [REDACTED]");
+    }
     if (format == "stream-json") {
       std::string deltas, outputs;
       for (const auto& line : SplitLines(r.out)) {
@@ -193,6 +195,20 @@ TEST_F(OutputSafety, IntoAPipeTextIsRawAndStderrIsSafe) {
     auto j = Sepp({"-p", "go", "--no-session", "--output", format}, AttackScript());
     EXPECT_FALSE(HasRawControl(j.out)) << format << ": " << j.out;
   }
+}
+
+// `sepp sessions show` prints what the model and its tools wrote: shown
+// safely on a terminal, raw into a pipe.
+TEST_F(OutputSafety, SessionsShowIsSafeOnATerminal) {
+  auto r = Sepp({"-p", "go", "--output", "json"}, AttackScript());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string id = (*ParseJson(r.out))["session_id"];
+  ASSERT_FALSE(id.empty());
+  std::string screen = SeppOnTerminal({"sessions", "show", id}, Json::array());
+  EXPECT_FALSE(HasRawControl(screen)) << Json(screen).dump();
+  EXPECT_NE(screen.find(std::string("look ") + kShown), std::string::npos) << screen;
+  auto piped = Sepp({"sessions", "show", id}, Json::array());
+  EXPECT_NE(piped.out.find(std::string("look ") + kAttack), std::string::npos) << piped.out;
 }
 
 }  // namespace
