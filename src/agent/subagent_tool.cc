@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "agent/system_prompt.h"
+#include "base/strings.h"
 #include "tools/args.h"
 
 namespace sepp::agent {
@@ -49,7 +50,7 @@ std::string SubagentTool::Summary(const Json& args) const {
   // Any argument shape: StringOr gives "" for what is absent or not a string.
   std::string task = tools::StringOr(args, "task");
   task = task.substr(0, task.find('\n'));
-  if (task.size() > 60) task = task.substr(0, 57) + "...";
+  if (task.size() > 60) task = task.substr(0, Utf8SafePrefix(task, 57)) + "...";
   std::string who = tools::StringOr(args, "agent");
   return "agent " + (who.empty() ? "" : who + ": ") + task;
 }
@@ -60,7 +61,7 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   // reads, never an exception.
   auto task_arg = tools::RequiredString(args, "task");
   if (!task_arg.ok()) return tools::ErrorResult(task_arg.error().message);
-  if (task_arg->empty()) return {"argument \"task\" (string) must not be empty", true};
+  if (task_arg->empty()) return tools::ErrorResult("argument \"task\" (string) must not be empty");
   std::string task = *task_arg;
   auto agent_arg = tools::OptionalString(args, "agent");
   if (!agent_arg.ok()) return tools::ErrorResult(agent_arg.error().message);
