@@ -9,6 +9,13 @@
 
 namespace sepp::front {
 
+namespace {
+
+// A line for the human on stderr: redacted, control characters shown.
+std::string ForHuman(std::string_view text) { return VisibleControls(Redact(text)); }
+
+}  // namespace
+
 bool ParseOutputFormat(const std::string& s, OutputFormat* out) {
   if (s == "text") *out = OutputFormat::kText;
   else if (s == "json") *out = OutputFormat::kJson;
@@ -23,7 +30,9 @@ PrintMode::PrintMode(OutputFormat format, std::FILE* out, std::FILE* err)
 void PrintMode::OnEvent(const agent::Event& e) {
   using agent::EventType;
   if (format_ == OutputFormat::kStreamJson) {
-    std::string line = EscapeJsonControls(DumpJson(agent::ToJson(e))) + "\n";
+    // Events from the agent come redacted; this also covers any a front end
+    // makes itself (session.started).
+    std::string line = EscapeJsonControls(Redact(DumpJson(agent::ToJson(e)))) + "\n";
     std::fwrite(line.data(), 1, line.size(), out_);
     std::fflush(out_);
     return;
@@ -45,20 +54,20 @@ void PrintMode::OnEvent(const agent::Event& e) {
         std::fflush(out_);
         text_open_ = false;
       }
-      std::fprintf(err_, "\xE2\x8E\xBF %s\n", VisibleControls(e.summary).c_str());
+      std::fprintf(err_, "\xE2\x8E\xBF %s\n", ForHuman(e.summary).c_str());
       break;
     case EventType::kToolFinished:
       if (e.is_error) {
         std::string first = e.result.substr(0, e.result.find('\n'));
         if (first.size() > 160) first = first.substr(0, Utf8SafePrefix(first, 160)) + "…";
-        std::fprintf(err_, "  %s: %s\n", e.denied ? "denied" : "error", VisibleControls(first).c_str());
+        std::fprintf(err_, "  %s: %s\n", e.denied ? "denied" : "error", ForHuman(first).c_str());
       }
       break;
     case EventType::kRetry:
-      std::fprintf(err_, "sepp: %s; retrying\n", VisibleControls(e.text).c_str());
+      std::fprintf(err_, "sepp: %s; retrying\n", ForHuman(e.text).c_str());
       break;
     case EventType::kError:
-      std::fprintf(err_, "sepp: %s\n", VisibleControls(e.text).c_str());
+      std::fprintf(err_, "sepp: %s\n", ForHuman(e.text).c_str());
       break;
     default:
       break;

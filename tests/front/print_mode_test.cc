@@ -178,5 +178,29 @@ TEST(PrintModeSecrets, TheJsonOutcomeIsRedacted) {
   EXPECT_EQ((*j)["error"], "rejected [REDACTED]");
 }
 
+// Events a front end makes itself (not from the agent, which redacts its
+// own) are redacted on the way out too.
+TEST(PrintModeSecrets, EventsMadeOutsideTheAgentAreRedacted) {
+  const std::string key = "sk-print-mode-0123456789abcdef";
+  RegisterSecret(key);
+  for (auto format : {OutputFormat::kText, OutputFormat::kStreamJson}) {
+    Channel out(false), err(false);
+    PrintMode view(format, out.file(), err.file());
+    agent::Event started(agent::EventType::kSessionStarted);
+    started.data = {{"cwd", "/home/" + key}};
+    view.OnEvent(started);
+    agent::Event tool(agent::EventType::kToolStarted);
+    tool.summary = "bash echo " + key;
+    view.OnEvent(tool);
+    agent::Event error(agent::EventType::kError);
+    error.text = "bad " + key;
+    view.OnEvent(error);
+    std::string o = out.Drain(), e = err.Drain();
+    EXPECT_EQ(o.find(key), std::string::npos) << o;
+    EXPECT_EQ(e.find(key), std::string::npos) << e;
+    EXPECT_NE((o + e).find("[REDACTED]"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace sepp::front
