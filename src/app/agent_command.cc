@@ -20,7 +20,7 @@
 #include "base/fd.h"
 #include "base/secrets.h"
 #include "front/print_mode.h"
-#include "front/terminal_text.h"
+#include "base/terminal_text.h"
 #include "llm/models.h"
 #include "llm/provider.h"
 #include "sandbox/defaults.h"
@@ -206,7 +206,7 @@ int RunAgentCommand(int argc, char** argv) {
   runtime->definitions = agent::LoadAgentDefinitions(cwd, &warnings);
   runtime->date = TodayLocal();
   for (const auto& w : warnings)  // quotes project files: shown, never obeyed by the terminal
-    std::fprintf(stderr, "sepp: skipped an agent definition: %s\n", front::VisibleControls(w).c_str());
+    std::fprintf(stderr, "sepp: skipped an agent definition: %s\n", VisibleControls(w).c_str());
 
   auto registry = tools::MakeBuiltinTools();
   registry->Add(std::make_unique<agent::SubagentTool>(runtime, 0));

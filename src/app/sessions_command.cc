@@ -23,7 +23,7 @@
 #include "base/file.h"
 #include "base/secrets.h"
 #include "base/strings.h"
-#include "front/terminal_text.h"
+#include "base/terminal_text.h"
 #include "session/render.h"
 #include "session/store.h"
 
@@ -40,16 +40,16 @@ using session::StoreKind;
 constexpr int kOk = 0, kError = 1, kUsage = 2;
 
 // Session text is what a model and its tools wrote: on a terminal its
-// control characters are shown, not obeyed (front/terminal_text.h); into a
+// control characters are shown, not obeyed (base/terminal_text.h); into a
 // file or pipe it stays raw. Messages on stderr may quote it too.
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "sepp sessions: %s\n", front::VisibleControls(message).c_str());
+  std::fprintf(stderr, "sepp sessions: %s\n", VisibleControls(message).c_str());
   return kError;
 }
 
 void Print(std::string_view text) {
   static const bool terminal = isatty(1) == 1;
-  std::string shown = terminal ? front::VisibleControls(text) : std::string(text);
+  std::string shown = terminal ? VisibleControls(text) : std::string(text);
   std::fwrite(shown.data(), 1, shown.size(), stdout);
 }
 

@@ -5,7 +5,7 @@
 #include "base/json.h"
 #include "base/secrets.h"
 #include "base/strings.h"
-#include "front/terminal_text.h"
+#include "base/terminal_text.h"
 
 namespace sepp::front {
 

@@ -6,7 +6,7 @@
 //                 {"text", "status", "turns", "usage", "session_id", ...}.
 //   stream-json:  every event as one JSON line on stdout (docs/events.md).
 //
-// Nothing a model or a tool wrote drives the terminal (front/terminal_text.h):
+// Nothing a model or a tool wrote drives the terminal (base/terminal_text.h):
 // the stderr lines always show control characters visibly; the text on
 // stdout does when stdout is a terminal, and is the model's raw text when it
 // is a file or a pipe; JSON output escapes every control character. Secrets

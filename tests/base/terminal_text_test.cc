@@ -2,12 +2,16 @@
 // terminal comes out inert, and ordinary text (UTF-8 included) unchanged.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <random>
 
 #include "base/json.h"
-#include "front/terminal_text.h"
+#include "base/log.h"
+#include "base/terminal_text.h"
 
-namespace sepp::front {
+namespace sepp {
 namespace {
 
 // True if text holds a byte or character a terminal could act on, or bytes
@@ -75,5 +79,23 @@ TEST(EscapeJsonControls, TheSameValueWithNoRawControls) {
   EXPECT_EQ(*back, value);
 }
 
+// The logger writes to stderr: what it quotes (a provider's error, a
+// session file's line) is redacted and shown, never obeyed.
+TEST(VisibleControls, TheLoggerShowsControlsItQuotes) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  int saved = dup(2);
+  dup2(p[1], 2);
+  log::Error("provider said \x1b]52;c;eA==\x07 and \xC2\x9B" "2J");
+  dup2(saved, 2);
+  close(saved);
+  close(p[1]);
+  char buf[512];
+  ssize_t n = read(p[0], buf, sizeof buf);
+  close(p[0]);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buf, n), "sepp: error: provider said ^[]52;c;eA==^G and \\u009b2J\n");
+}
+
 }  // namespace
-}  // namespace sepp::front
+}  // namespace sepp

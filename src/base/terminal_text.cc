@@ -1,8 +1,8 @@
-#include "front/terminal_text.h"
+#include "base/terminal_text.h"
 
 #include <cstdio>
 
-namespace sepp::front {
+namespace sepp {
 namespace {
 
 // Code points a terminal may act on besides C0 and DEL: C1 controls, and the
@@ -94,4 +94,4 @@ std::string EscapeJsonControls(std::string_view json) {
   return out;
 }
 
-}  // namespace sepp::front
+}  // namespace sepp

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace sepp::front {
+namespace sepp {
 
 // text with every control character rendered visibly as above.
 std::string VisibleControls(std::string_view text);
@@ -23,4 +23,4 @@ std::string VisibleControls(std::string_view text);
 // the C0 controls are escaped by every JSON writer already).
 std::string EscapeJsonControls(std::string_view json);
 
-}  // namespace sepp::front
+}  // namespace sepp
