@@ -34,9 +34,19 @@ std::string StreamRedactor::Take(bool final) {
   const std::vector<std::string> secrets = RegisteredSecrets();  // longest first
   const size_t longest = secrets.empty() ? 0 : secrets.front().size();
   const std::string& buf = pending_;
+  const size_t size = buf.size();
+  // The first position at or after from where the rest of buf is a proper
+  // prefix of a secret: from there on the next piece may complete one.
+  auto tail_start = [&](size_t from) {
+    if (final) return size;
+    for (size_t p = std::max(from, size - std::min(size, longest > 0 ? longest - 1 : 0)); p < size; ++p)
+      for (const auto& s : secrets)
+        if (s.size() > size - p && buf.compare(p, size - p, s, 0, size - p) == 0) return p;
+    return size;
+  };
   std::string out;
-  size_t from = 0;      // start of what is not yet written
-  size_t hold = buf.size();  // what from here on stays for the next piece
+  size_t from = 0;  // start of what is not yet written
+  size_t hold = tail_start(from);
   for (;;) {
     // The earliest secret at or after from; at one position the longest.
     size_t at = std::string::npos, len = 0;
@@ -44,27 +54,18 @@ std::string StreamRedactor::Take(bool final) {
       size_t p = buf.find(s, from);
       if (p < at) at = p, len = s.size();
     }
-    if (at == std::string::npos) break;
-    // Fewer bytes than the longest secret follow: a longer secret that
-    // starts here may still complete with the next piece. Decide then.
-    if (!final && buf.size() - at < longest) {
-      hold = at;
-      break;
-    }
+    // A match in the tail may still grow into a longer secret: decide it
+    // with the next piece. (Before the tail, no longer secret can start.)
+    if (at == std::string::npos || at >= hold) break;
     out.append(buf, from, at - from);
     out += kMark;
     from = at + len;
+    hold = tail_start(from);
   }
   if (!final) {
-    // Any secret that starts in the last longest-1 bytes is still incomplete.
-    if (longest > 1 && buf.size() - from >= longest - 1) hold = std::min(hold, buf.size() - (longest - 1));
-    else if (longest > 1) hold = from;
     // Never cut a UTF-8 character: step back to the start of one.
-    while (hold > from && hold < buf.size() && (static_cast<unsigned char>(buf[hold]) & 0xC0) == 0x80)
-      --hold;
-    if (hold == buf.size()) hold -= IncompleteUtf8Tail(std::string_view(buf).substr(from));
-  } else {
-    hold = buf.size();
+    while (hold > from && hold < size && (static_cast<unsigned char>(buf[hold]) & 0xC0) == 0x80) --hold;
+    if (hold == size) hold -= IncompleteUtf8Tail(std::string_view(buf).substr(from));
   }
   out.append(buf, from, hold - from);
   pending_.erase(0, hold);

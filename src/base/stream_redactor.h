@@ -8,9 +8,11 @@
 //   for (chunk : chunks) Write(r.Push(chunk));
 //   Write(r.Flush());
 //
-// Held back: at most the longest registered secret minus one byte, plus up
-// to three bytes so that what comes out always ends on a whole UTF-8
-// character (a terminal or JSON writer downstream never sees half of one).
+// Held back: only an end that is the start of a registered secret (so at
+// most the longest secret minus one byte; ordinary text streams through at
+// once), plus up to three bytes so that what comes out always ends on a
+// whole UTF-8 character (a terminal or JSON writer downstream never sees
+// half of one).
 // Not thread-safe: one per stream.
 #pragma once
 #include <string>

@@ -72,6 +72,10 @@ TEST_F(StreamRedactorTest, TextWithoutSecretsIsUnchangedAndHeldBackBoundedly) {
   out += r.Flush();
   EXPECT_EQ(out, "sk-stream-01!" + std::string(100, 'a'));
   EXPECT_EQ(r.pending(), 0u);
+  // Text whose end cannot start a secret is not delayed at all.
+  EXPECT_EQ(r.Push("hello world\n"), "hello world\n");
+  EXPECT_EQ(r.Push("key: sk-"), "key: ");
+  EXPECT_EQ(r.pending(), 3u);
 }
 
 TEST_F(StreamRedactorTest, ALongerSecretThatStartsWithAShorterOneIsRedactedWhole) {
@@ -80,6 +84,31 @@ TEST_F(StreamRedactorTest, ALongerSecretThatStartsWithAShorterOneIsRedactedWhole
   const std::string text = "a sk-stream-short-and-then-longer b sk-stream-short c";
   for (size_t cut = 0; cut <= text.size(); ++cut)
     EXPECT_EQ(RedactPieces({text.substr(0, cut), text.substr(cut)}), "a [REDACTED] b [REDACTED] c") << cut;
+}
+
+// Secrets that share prefixes and overlap, text made of their pieces: every
+// way of cutting the text gives what the whole text in one piece gives, and
+// no secret survives.
+TEST_F(StreamRedactorTest, AnySplitGivesWhatOnePieceGives) {
+  const std::vector<std::string> family = {"zq-prefix-0001", "zq-prefix-0001-longer-tail",
+                                           "prefix-0001-lo", "zq-prefix-0002xx"};
+  for (const auto& f : family) RegisterSecret(f);
+  const std::string frags[] = {"zq-", "prefix-", "0001", "-longer", "-tail", "0002", "xx", " ", "zq-prefix-0001"};
+  std::mt19937 rng(99);
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    for (int n = std::uniform_int_distribution<int>(1, 12)(rng); n > 0; --n)
+      text += frags[std::uniform_int_distribution<int>(0, 8)(rng)];
+    const std::string whole = RedactPieces({text});
+    for (const auto& f : family) ASSERT_EQ(whole.find(f), std::string::npos) << text << " -> " << whole;
+    std::vector<std::string> pieces;
+    for (size_t i = 0; i < text.size();) {
+      size_t n = std::uniform_int_distribution<size_t>(0, 7)(rng);
+      pieces.push_back(text.substr(i, n));
+      i += n;
+    }
+    ASSERT_EQ(RedactPieces(pieces), whole) << text;
+  }
 }
 
 TEST_F(StreamRedactorTest, OutputNeverEndsInsideAUtf8Character) {
