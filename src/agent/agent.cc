@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "agent/event_redactor.h"
 #include "base/log.h"
 #include "base/secrets.h"
 
@@ -24,7 +25,8 @@ Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& t
     : config_(std::move(config)),
       provider_(provider),
       tools_(tools),
-      on_event_(std::move(on_event)),
+      // Front ends see only redacted events (agent/event_redactor.h).
+      on_event_(on_event ? EventSink(EventRedactor(std::move(on_event))) : EventSink()),
       on_message_(std::move(on_message)) {}
 
 void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
@@ -231,7 +233,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   started.call_id = call.id;
   started.tool = call.name;
   started.args = call.arguments;
-  started.summary = tool ? tool->Summary(call.arguments) : call.name;
+  started.summary = tool ? tools::SummarizeCall(*tool, call.arguments) : call.name;
   Emit(started);
 
   tools::ToolResult result;
@@ -261,7 +263,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
       e.turn = turn;
       e.call_id = call.id;
       e.tool = call.name;
-      e.text = Redact(chunk);
+      e.text = std::string(chunk);  // redacted across chunks by the EventRedactor
       Emit(e);
     };
     result = tools::RunTool(*tool, call.arguments, ctx);

@@ -4,11 +4,13 @@
 // tools, it runs them (in parallel, bounded), appends their results in call
 // order, and asks again, until the model answers without tool calls, the turn
 // limit is reached, an error occurs, or the CancelToken fires. Everything it
-// does is reported as Events (events.h) and every completed message is handed
-// to the MessageRecorder (the session file) as soon as it exists.
+// does is reported as Events (events.h), with every registered secret
+// redacted (event_redactor.h), and every completed message is handed to the
+// MessageRecorder (the session file) as soon as it exists.
 //
 // Contract: Prompt never throws. A tool that is unknown, gets arguments that
-// are not JSON, or fails, becomes an error result the model can read.
+// are not JSON or of any wrong shape, or fails, becomes an error result the
+// model can read.
 // Thread-compatible: one Prompt at a time per Agent.
 #pragma once
 #include <filesystem>

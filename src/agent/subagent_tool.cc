@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "agent/system_prompt.h"
+#include "base/strings.h"
+#include "tools/args.h"
 
 namespace sepp::agent {
 namespace {
@@ -45,20 +47,37 @@ Json SubagentTool::parameters() const {
 }
 
 std::string SubagentTool::Summary(const Json& args) const {
-  std::string task = args.is_object() ? args.value("task", "") : "";
+  // Any argument shape: StringOr gives "" for what is absent or not a string.
+  std::string task = tools::StringOr(args, "task");
   task = task.substr(0, task.find('\n'));
-  if (task.size() > 60) task = task.substr(0, 57) + "...";
-  std::string who = args.is_object() ? args.value("agent", "") : "";
+  if (task.size() > 60) task = task.substr(0, Utf8SafePrefix(task, 57)) + "...";
+  std::string who = tools::StringOr(args, "agent");
   return "agent " + (who.empty() ? "" : who + ": ") + task;
 }
 
 tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   const SubagentRuntime& rt = *runtime_;
-  if (!args.contains("task") || !args["task"].is_string() || args["task"].get<std::string>().empty())
-    return {"argument \"task\" (string) is required", true};
-  std::string task = args["task"];
+  // Every argument is type-checked here: a wrong type is a result the model
+  // reads, never an exception.
+  auto task_arg = tools::RequiredString(args, "task");
+  if (!task_arg.ok()) return tools::ErrorResult(task_arg.error().message);
+  if (task_arg->empty()) return tools::ErrorResult("argument \"task\" (string) must not be empty");
+  std::string task = *task_arg;
+  auto agent_arg = tools::OptionalString(args, "agent");
+  if (!agent_arg.ok()) return tools::ErrorResult(agent_arg.error().message);
+  auto model_arg = tools::OptionalString(args, "model");
+  if (!model_arg.ok()) return tools::ErrorResult(model_arg.error().message);
+  const Json* tools_arg = args.contains("tools") && !args["tools"].is_null() ? &args["tools"] : nullptr;
+  if (tools_arg) {
+    bool strings = tools_arg->is_array();
+    if (strings)
+      for (const auto& t : *tools_arg) strings = strings && t.is_string();
+    if (!strings)
+      return tools::ErrorResult("Invalid argument \"tools\": expected an array of tool names (strings), got " +
+                                tools::JsonTypeName(*tools_arg) + ".");
+  }
   const AgentDefinition* def = nullptr;
-  std::string agent_name = args.value("agent", "");
+  std::string agent_name = agent_arg->value_or("");
   if (!agent_name.empty()) {
     for (const auto& d : rt.definitions)
       if (d.name == agent_name) def = &d;
@@ -73,9 +92,8 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
 
   auto registry = rt.make_tools();
   std::vector<std::string> allowed;
-  if (args.contains("tools") && args["tools"].is_array()) {
-    for (const auto& t : args["tools"])
-      if (t.is_string()) allowed.push_back(MapToolName(t.get<std::string>()));
+  if (tools_arg) {
+    for (const auto& t : *tools_arg) allowed.push_back(MapToolName(t.get<std::string>()));
   } else if (def && !def->tools.empty()) {
     allowed = def->tools;
   }
@@ -86,7 +104,7 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   if (may_delegate) registry->Add(std::make_unique<SubagentTool>(runtime_, depth_ + 1));
 
   AgentConfig cfg = rt.parent;
-  std::string model = args.value("model", "");
+  std::string model = model_arg->value_or("");
   if (model.empty() && def) model = def->model;
   if (!model.empty()) cfg.model = model;
   std::vector<ToolLine> lines;

@@ -20,6 +20,7 @@
 #include "base/fd.h"
 #include "base/secrets.h"
 #include "front/print_mode.h"
+#include "base/terminal_text.h"
 #include "llm/models.h"
 #include "llm/provider.h"
 #include "sandbox/defaults.h"
@@ -209,7 +210,8 @@ int RunAgentCommand(int argc, char** argv) {
   runtime->parent = ac;
   runtime->definitions = agent::LoadAgentDefinitions(cwd, &warnings);
   runtime->date = TodayLocal();
-  for (const auto& w : warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
+  for (const auto& w : warnings)  // quotes project files: shown, never obeyed by the terminal
+    std::fprintf(stderr, "sepp: %s\n", VisibleControls(w).c_str());
 
   auto registry = tools::MakeBuiltinTools();
   registry->Add(std::make_unique<agent::SubagentTool>(runtime, 0));

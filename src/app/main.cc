@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "app/commands.h"
+#include "base/undumpable.h"
 
 namespace {
 
@@ -26,6 +27,9 @@ constexpr SubCommand kSubCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else: sepp holds provider keys, so no core file and no
+  // same-uid reader of /proc/PID/{environ,mem} may see them.
+  sepp::MakeProcessUndumpable();
   if (argc >= 2 && (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V"))) {
     std::printf("sepp %s\n", SEPP_VERSION);
     return 0;

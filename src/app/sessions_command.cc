@@ -16,11 +16,14 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "app/commands.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/secrets.h"
 #include "base/strings.h"
+#include "base/terminal_text.h"
 #include "session/render.h"
 #include "session/store.h"
 
@@ -36,12 +39,19 @@ using session::StoreKind;
 
 constexpr int kOk = 0, kError = 1, kUsage = 2;
 
+// Session text is what a model and its tools wrote: on a terminal its
+// control characters are shown, not obeyed (base/terminal_text.h); into a
+// file or pipe it stays raw. Messages on stderr may quote it too.
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "sepp sessions: %s\n", message.c_str());
+  std::fprintf(stderr, "sepp sessions: %s\n", VisibleControls(message).c_str());
   return kError;
 }
 
-void Print(std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+void Print(std::string_view text) {
+  static const bool terminal = isatty(1) == 1;
+  std::string shown = terminal ? VisibleControls(text) : std::string(text);
+  std::fwrite(shown.data(), 1, shown.size(), stdout);
+}
 
 struct Stores {
   fs::path root;

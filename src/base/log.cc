@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/secrets.h"
+#include "base/terminal_text.h"
 
 namespace sepp::log {
 namespace {
@@ -38,7 +39,9 @@ void Write(Level level, std::string_view message) {
   std::string line = "sepp: ";
   line += names[static_cast<int>(level)];
   line += ": ";
-  line += Redact(message);
+  // Messages may quote a provider's answer, a session file or a project
+  // file: redacted, and with control characters shown, never obeyed.
+  line += VisibleControls(Redact(message));
   line += '\n';
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);

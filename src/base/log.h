@@ -1,4 +1,5 @@
-// Logging to stderr, with secrets redacted.
+// Logging to stderr, with secrets redacted and control characters shown
+// visibly (base/terminal_text.h), so a quoted text cannot drive the terminal.
 //
 // Library code logs only through this; it never prints to stdout (stdout
 // belongs to the front end: protocol in rpc/acp mode, the answer in -p mode).

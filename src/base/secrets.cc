@@ -69,4 +69,26 @@ bool ContainsSecret(std::string_view text) {
   return false;
 }
 
+std::vector<std::string> RegisteredSecrets() {
+  std::shared_lock lock(g_mu);
+  return Secrets();
+}
+
+Json RedactJson(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::string: return Redact(value.get_ref<const std::string&>());
+    case Json::value_t::array: {
+      Json out = Json::array();
+      for (const auto& v : value) out.push_back(RedactJson(v));
+      return out;
+    }
+    case Json::value_t::object: {
+      Json out = Json::object();
+      for (const auto& [k, v] : value.items()) out[Redact(k)] = RedactJson(v);
+      return out;
+    }
+    default: return value;
+  }
+}
+
 }  // namespace sepp

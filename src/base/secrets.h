@@ -4,10 +4,16 @@
 // Provider keys come only from the environment. At start-up the app calls
 // RegisterSecretsFromEnvironment(); from then on Redact() replaces every
 // registered value (of at least 8 bytes) with "[REDACTED]". The logger, tool
-// output and session stores pass their text through it.
+// output and session stores pass their text through it; text that arrives
+// in pieces (a stream of deltas, a command's output) goes through a
+// StreamRedactor (base/stream_redactor.h), which sees a secret split
+// across two pieces.
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "base/json.h"
 
 namespace sepp {
 
@@ -28,5 +34,11 @@ std::string Redact(std::string_view text);
 
 // True if text contains a registered secret.
 bool ContainsSecret(std::string_view text);
+
+// The registered secrets, longest first (for StreamRedactor).
+std::vector<std::string> RegisteredSecrets();
+
+// Json with Redact() applied to every string in it, keys included.
+Json RedactJson(const Json& value);
 
 }  // namespace sepp

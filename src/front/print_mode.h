@@ -5,6 +5,12 @@
 //   json:         nothing while running; one final JSON object on stdout:
 //                 {"text", "status", "turns", "usage", "session_id", ...}.
 //   stream-json:  every event as one JSON line on stdout (docs/events.md).
+//
+// Nothing a model or a tool wrote drives the terminal (base/terminal_text.h):
+// the stderr lines always show control characters visibly; the text on
+// stdout does when stdout is a terminal, and is the model's raw text when it
+// is a file or a pipe; JSON output escapes every control character. Secrets
+// are redacted before events get here (agent/event_redactor.h).
 #pragma once
 #include <cstdio>
 #include <string>
@@ -32,6 +38,7 @@ class PrintMode {
   OutputFormat format_;
   std::FILE* out_;
   std::FILE* err_;
+  bool out_is_terminal_;
   bool text_open_ = false;  // stdout has text without a final newline
   bool wrote_text_ = false;
 };

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -47,9 +48,17 @@ IdMaps OwnIdMaps() {
 }
 
 int WriteOwnIdMaps(const IdMaps& maps) {
-  if (int e = WriteSelfFile("/proc/self/setgroups", "deny")) return e;
-  if (int e = WriteSelfFile("/proc/self/uid_map", maps.uid_map)) return e;
-  return WriteSelfFile("/proc/self/gid_map", maps.gid_map);
+  // sepp is undumpable (base/undumpable.h), and the /proc files of an
+  // undumpable process belong to root: as a normal user this process could
+  // not open its own maps. It is dumpable for these three writes only (with
+  // CLONE_VM the flag is sepp's too; sepp is suspended in vfork meanwhile).
+  int dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+  if (dumpable == 0) prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  int e = WriteSelfFile("/proc/self/setgroups", "deny");
+  if (!e) e = WriteSelfFile("/proc/self/uid_map", maps.uid_map);
+  if (!e) e = WriteSelfFile("/proc/self/gid_map", maps.gid_map);
+  if (dumpable == 0) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  return e;
 }
 
 int SetUpUts() {

@@ -59,4 +59,16 @@ ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx) {
   }
 }
 
+std::string SummarizeCall(const Tool& tool, const Json& args) noexcept {
+  try {
+    return tool.Summary(args);
+  } catch (...) {
+  }
+  try {
+    return tool.name();
+  } catch (...) {
+    return "tool";
+  }
+}
+
 }  // namespace sepp::tools

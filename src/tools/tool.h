@@ -52,6 +52,12 @@ class Tool {
 // ..."), so one faulty tool can never take down the agent. Never throws.
 ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx);
 
+// tool.Summary(args) for any argument shape the model sends: a summary that
+// throws falls back to the tool's name. Never throws. Everything the agent
+// computes from a call's arguments outside RunTool goes through a guard
+// like this one.
+std::string SummarizeCall(const Tool& tool, const Json& args) noexcept;
+
 class ToolRegistry {
  public:
   void Add(std::unique_ptr<Tool> tool);

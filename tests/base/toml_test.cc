@@ -29,12 +29,22 @@ TEST(Toml, HeadersThatWouldTripTomlplusplusAreRefused) {
 TEST(Toml, HostileInputNeverCrashes) {
   const std::string alphabet = "[]{}=\"'.,#\n \t\\abc123-_:+eE\x01\xff";
   std::mt19937 rng(42);
+  int parsed = 0, rejected = 0;
   for (int i = 0; i < 20000; ++i) {
     std::string text;
     size_t n = rng() % 40;
     for (size_t k = 0; k < n; ++k) text += alphabet[rng() % alphabet.size()];
-    (void)ParseToml(text, "fuzz.toml");
+    auto r = ParseToml(text, "fuzz.toml");
+    if (r.ok()) {
+      ++parsed;
+    } else {
+      // Errors say where: "fuzz.toml:LINE: ...".
+      EXPECT_EQ(r.error().message.rfind("fuzz.toml:", 0), 0u) << r.error().message;
+      ++rejected;
+    }
   }
+  EXPECT_GT(parsed, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 }  // namespace

@@ -59,24 +59,40 @@ std::string Mutate(std::string s, std::mt19937& rng) {
   return s;
 }
 
+// What every decode or parse must give: a message whose tool calls have
+// object arguments or say why not, or an error with a kind and a message.
+void CheckOutcome(const Result<Message>& m, const std::string& input) {
+  if (m.ok()) {
+    for (const auto* c : m->ToolCalls())
+      EXPECT_TRUE(c->arguments.is_object() || !c->arguments_error.empty()) << input;
+  } else {
+    EXPECT_FALSE(m.error().kind.empty()) << input;
+    EXPECT_FALSE(m.error().message.empty()) << input;
+  }
+}
+
 TEST(Fuzz, MutatedStreamsNeverCrash) {
   std::mt19937 rng(12345);
   for (int api = 0; api < 3; ++api) {
+    // The seed of this API decodes whole and cut anywhere: the mutations
+    // below start from input that reaches deep into the decoder.
+    auto clean = Decode(*NewDecoder(api), kSeeds[api], testing::RandomCuts(kSeeds[api].size(), 5, 1));
+    ASSERT_TRUE(clean.ok()) << api << ": " << clean.error().message;
+    ASSERT_FALSE(clean->ToolCalls().empty()) << api;
     // Each seed stream through each decoder: wrong-API input is hostile too.
+    int decoded = 0;
     for (const auto& seed : kSeeds) {
       for (int i = 0; i < 1500; ++i) {
         auto d = NewDecoder(api);
         std::string input = Mutate(seed, rng);
         auto m = Decode(*d, input, testing::RandomCuts(input.size(), 5, rng()));
-        if (m.ok()) {
-          for (const auto* c : m->ToolCalls()) {
-            EXPECT_TRUE(c->arguments.is_object() || !c->arguments_error.empty());
-          }
-        } else {
-          EXPECT_FALSE(m.error().kind.empty());
-        }
+        CheckOutcome(m, input);
+        decoded += m.ok();
       }
     }
+    // Some mutants still decode (a changed letter in a string): both paths ran.
+    EXPECT_GT(decoded, 0) << api;
+    EXPECT_LT(decoded, 3 * 1500) << api;
   }
 }
 
@@ -87,16 +103,31 @@ TEST(Fuzz, MutatedBodiesNeverCrash) {
       R"({"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"a"}]},{"type":"function_call","call_id":"c","name":"n","arguments":"{}"}]})",
   };
   Endpoint ep;
+  using Parser = Result<Message> (*)(std::string_view, const Endpoint&);
+  const Parser parsers[] = {anthropic::ParseResponse, openai_chat::ParseResponse,
+                            openai_responses::ParseResponse};
   std::mt19937 rng(777);
+  for (int api = 0; api < 3; ++api) {
+    // Each body parses with its own API's parser, tool call included.
+    auto clean = parsers[api](bodies[api], ep);
+    ASSERT_TRUE(clean.ok()) << api << ": " << clean.error().message;
+    EXPECT_EQ(clean->ToolCalls().size(), 1u) << api;
+  }
+  int parsed[3] = {0, 0, 0};
   for (const auto& body : bodies) {
     for (int i = 0; i < 3000; ++i) {
       std::string input = Mutate(body, rng);
-      (void)anthropic::ParseResponse(input, ep);
-      (void)openai_chat::ParseResponse(input, ep);
-      (void)openai_responses::ParseResponse(input, ep);
+      for (int api = 0; api < 3; ++api) {
+        auto m = parsers[api](input, ep);
+        CheckOutcome(m, input);
+        parsed[api] += m.ok();
+      }
     }
   }
-  SUCCEED();
+  for (int api = 0; api < 3; ++api) {
+    EXPECT_GT(parsed[api], 0) << api << ": no mutant parsed, so only the error path ran";
+    EXPECT_LT(parsed[api], 3 * 3000) << api << ": every mutant parsed";
+  }
 }
 
 }  // namespace

@@ -404,6 +404,7 @@ TEST(HttpClient, AKeptConnectionClosedUnderTheRequestIsRetriedOnANewOne) {
 // before use; an answer that started and then broke is never retried (the
 // request may have been acted on).
 TEST(HttpClient, DeadIdleConnectionsAreDroppedAndBrokenAnswersNotRetried) {
+  std::atomic<bool> c1_closed{false};
   int port = 0;
   int listener = testing::ListenLocal(&port);
   std::thread server([&] {
@@ -411,6 +412,7 @@ TEST(HttpClient, DeadIdleConnectionsAreDroppedAndBrokenAnswersNotRetried) {
     testing::ReadHead(c1);
     testing::SendRaw(c1, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     close(c1);  // idle close, before the client's next call
+    c1_closed = true;
     int c2 = accept(listener, nullptr, nullptr);
     testing::ReadHead(c2);
     testing::SendRaw(c2, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
@@ -422,7 +424,10 @@ TEST(HttpClient, DeadIdleConnectionsAreDroppedAndBrokenAnswersNotRetried) {
   req.method = "GET";
   req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
   ASSERT_TRUE(HttpFetch(req, nullptr).ok());
-  std::this_thread::sleep_for(50ms);  // let the close arrive
+  // The next call must find the kept connection closed by the server: wait
+  // for the close (on loopback its FIN is queued by the time close returns).
+  for (int i = 0; i < 3000 && !c1_closed; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(c1_closed);
   ASSERT_TRUE(HttpFetch(req, nullptr).ok()) << "the dead connection was skipped";
   auto broken = HttpFetch(req, nullptr);
   EXPECT_FALSE(broken.ok());

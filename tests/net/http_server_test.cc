@@ -169,7 +169,12 @@ TEST(HttpServer, ConnectionLimitAnswers503) {
   ASSERT_TRUE(server.Start().ok());
   int a = testing::ConnectLocal(server.port());
   int b = testing::ConnectLocal(server.port());
-  std::this_thread::sleep_for(100ms);  // let the server take both
+  // The server has taken both once each has answered a request (and they
+  // stay open: keep-alive).
+  for (int fd : {a, b}) {
+    testing::SendRaw(fd, "GET / HTTP/1.1\r\n\r\n");
+    ASSERT_TRUE(StartsWith(testing::ReadHead(fd), "HTTP/1.1 200 "));
+  }
   std::string out = RoundTrip(server.port(), "GET / HTTP/1.1\r\n\r\n");
   EXPECT_TRUE(StartsWith(out, "HTTP/1.1 503 ")) << out;
   close(a);
@@ -183,16 +188,19 @@ namespace sepp::net {
 namespace {
 
 TEST(HttpServer, HandlerNoticesAClientThatLeftWithoutWriting) {
-  std::atomic<bool> noticed{false};
+  std::atomic<bool> noticed{false}, started{false};
   HttpServer server([&](const HttpServerRequest&, ResponseWriter& w) {
     w.Begin(200, {{"Content-Type", "text/event-stream"}});
+    started = true;
     for (int i = 0; i < 500 && !w.client_gone(); ++i) std::this_thread::sleep_for(10ms);
     noticed = w.client_gone();
   });
   ASSERT_TRUE(server.Start().ok());
   int fd = testing::ConnectLocal(server.port());
   testing::SendRaw(fd, "GET /events HTTP/1.1\r\n\r\n");
-  std::this_thread::sleep_for(100ms);
+  // Leave once the handler runs: leaving earlier would test the accept path.
+  for (int i = 0; i < 3000 && !started; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(started);
   close(fd);
   for (int i = 0; i < 300 && !noticed; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_TRUE(noticed);

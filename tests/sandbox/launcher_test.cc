@@ -457,12 +457,24 @@ TEST_F(SandboxTest, CancelKillsTheTree) {
   const std::string mark = "374." + std::to_string(getpid());
   spec.argv = {"/bin/bash", "-c", "sleep " + mark + " & sleep " + mark};
   spec.cwd = ws_;
+  // Cancel once the tree is running (both sleeps exist), not after a guess:
+  // a cancel before the start would leave nothing to kill and prove nothing.
+  auto sleeps = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator("/proc"))
+      n += SandboxTest::ReadText(e.path() / "cmdline") == std::string("sleep\0", 6) + mark + '\0';
+    return n;
+  };
+  std::atomic<bool> seen{false};
   std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!(seen = sleeps() == 2) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     cancel.Cancel();
   });
   auto r = sandbox::Run(spec, policy_, nullptr, &cancel);
   t.join();
+  ASSERT_TRUE(seen) << "the command never started";
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->cancelled);
   EXPECT_FALSE(ProcessWithArgExists(mark));

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -17,6 +18,20 @@ namespace sepp::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A sleep argument unique to this test process ("2.PID"), and whether a
+// `sleep` with it still runs anywhere: how a test sees at once that a
+// background job did not outlive its call, instead of waiting to see
+// whether it leaves a mark.
+std::string UniqueSleep() { return "2." + std::to_string(getpid()); }
+bool SleepRuns(const std::string& arg) {
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(e.path() / "cmdline");
+    std::string cmd(std::istreambuf_iterator<char>(in), {});
+    if (cmd == std::string("sleep\0", 6) + arg + '\0') return true;
+  }
+  return false;
+}
 
 class BashTest : public testing::ToolTest {
  protected:
@@ -71,33 +86,33 @@ TEST_F(BashTest, SignalDeathIsReported) {
 TEST_F(BashTest, TimeoutKillsTheWholeGroup) {
   auto start = Clock::now();
   // A background job that would leave a mark if it outlived the call.
-  ToolResult r = Call(*bash_, {{"command", "(sleep 2; touch survived) & sleep 100 & wait"}, {"timeout", 1}});
+  const std::string mark = UniqueSleep();
+  ToolResult r = Call(*bash_, {{"command", "(sleep " + mark + "; touch survived) & sleep 100 & wait"}, {"timeout", 1}});
   double took = std::chrono::duration<double>(Clock::now() - start).count();
   EXPECT_LT(took, 30.0);
   EXPECT_TRUE(r.is_error);
   EXPECT_TRUE(EndsWith(r.text, "killed after timeout of 1 s")) << r.text;
   EXPECT_EQ(r.details["timed_out"], true);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "survived"));
+  EXPECT_FALSE(SleepRuns(mark)) << "the background job outlived the call";
 }
 
 TEST_F(BashTest, CancellationAbortsAndKillsGroup) {
+  const std::string mark = UniqueSleep();
   CancelToken token;
   ctx_.cancel = &token;
   std::thread canceller([&] {
-    // Cancel once the command has written its pid (it is running).
-    for (int i = 0; i < 500 && !std::filesystem::exists(dir_.path() / "started"); ++i)
+    // Cancel once the command and its background job are running.
+    for (int i = 0; i < 3000 && !(std::filesystem::exists(dir_.path() / "started") && SleepRuns(mark)); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     token.Cancel();
   });
   auto start = Clock::now();
-  ToolResult r = Call(*bash_, {{"command", "(sleep 2; touch survived) & touch started; sleep 100"}});
+  ToolResult r = Call(*bash_, {{"command", "(sleep " + mark + "; touch survived) & touch started; sleep 100"}});
   canceller.join();
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 30.0);
   EXPECT_TRUE(r.is_error);
   EXPECT_TRUE(EndsWith(r.text, "aborted")) << r.text;
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "survived"));
+  EXPECT_FALSE(SleepRuns(mark)) << "the background job outlived the cancel";
   // Already cancelled: nothing runs.
   ToolResult again = Call(*bash_, {{"command", "touch ran"}});
   EXPECT_TRUE(again.is_error);

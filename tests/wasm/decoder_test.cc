@@ -72,14 +72,21 @@ TEST(WasmDecoder, TruncationAtEveryByteNeverCrashes) {
     if (n == 8 || n == 16) continue;  // header alone, header + types: valid modules
     EXPECT_FALSE(Decode(cut).ok()) << "prefix of " << n << " bytes was accepted";
   }
-  // Every single-byte corruption must be handled (accepted or rejected).
+  // Every single-byte corruption must be handled: accepted, or rejected with
+  // a kind and a message.
+  int rejected = 0;
   for (size_t i = 8; i < b.size(); ++i) {
     for (int v : {0x00, 0x0B, 0x7F, 0x80, 0xFF}) {
       auto c = b;
       c[i] = static_cast<uint8_t>(v);
-      (void)Decode(c);
+      auto r = Decode(c);
+      if (r.ok()) continue;
+      ++rejected;
+      EXPECT_TRUE(r.error().kind == "malformed" || r.error().kind == "invalid") << r.error().kind;
+      EXPECT_FALSE(r.error().message.empty());
     }
   }
+  EXPECT_GT(rejected, 0);
 }
 
 TEST(WasmDecoder, RejectsTypeMismatchAsInvalid) {

@@ -21,7 +21,16 @@ TEST(WasmFuzzRegressions, ReplayCorpus) {
     auto bytes = ReadFile(entry.path());
     ASSERT_TRUE(bytes.ok()) << bytes.error().message;
     SCOPED_TRACE(entry.path().filename().string());
-    FuzzOne(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+    FuzzStats stats = FuzzOne(reinterpret_cast<const uint8_t*>(bytes->data()), bytes->size());
+    EXPECT_TRUE(stats.decoded || !stats.instantiated);
+    EXPECT_TRUE(stats.instantiated || stats.calls == 0);
+    // A hand-picked hostile module is there to run: if it stopped decoding
+    // or instantiating, the replay would no longer reach the interpreter.
+    // Saved fuzzer crashes (crash-*) need only not crash.
+    if (entry.path().filename().string().rfind("crash-", 0) != 0) {
+      EXPECT_TRUE(stats.decoded && stats.instantiated);
+      EXPECT_GT(stats.calls, 0);
+    }
     ++replayed;
   }
   EXPECT_GT(replayed, 0);
