@@ -20,6 +20,7 @@ constexpr SubCommand kSubCommands[] = {
     {"sandbox", sepp::app::RunSandboxCommand},
     {"doctor", sepp::app::RunDoctorCommand},
     {"sessions", sepp::app::RunSessionsCommand},
+    {"replay", sepp::app::RunReplayCommand},
 };
 
 }  // namespace
