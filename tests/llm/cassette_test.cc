@@ -246,6 +246,13 @@ TEST(Replay, StrictMatchesByRequestSoParallelAgentsGetTheirOwnAnswers) {
   Request b0 = TaskRequest("task B"), b1 = TaskRequest("task B", {"more B"});
   std::string text = Write({Answer(1, 0, a0, "A0"), Answer(2, 0, b0, "B0"), Answer(1, 1, a1, "A1"),
                             Answer(2, 1, b1, "B1")});
+  {
+    // B's whole conversation before A's: by position, B would get A's answers.
+    auto replayer = FromText(text, ReplayMode::kStrict);
+    auto pa = replayer->NewProvider(), pb = replayer->NewProvider();
+    EXPECT_EQ(Answered(*pb, b0) + Answered(*pb, b1) + Answered(*pa, a0) + Answered(*pa, a1), "B0B1A0A1");
+    EXPECT_EQ(replayer->Problems(), "");
+  }
   for (int round = 0; round < 20; ++round) {
     auto replayer = FromText(text, ReplayMode::kStrict);
     auto pa = replayer->NewProvider(), pb = replayer->NewProvider();
