@@ -35,6 +35,10 @@ std::string Preview(std::string_view raw) {
   return out;
 }
 
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string Str(const Json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -71,8 +75,7 @@ std::string RenderCassette(const Cassette& c, const std::string& name) {
   std::map<int, const Json*> previous;  // each agent's last request
   for (const auto& x : c.exchanges) previous[x.agent] = nullptr;
   std::string out = "cassette " + Preview(name) + ": provider " + Preview(c.provider) + " (API " + ApiName(c.api) +
-                    "), " + std::to_string(c.exchanges.size()) + " exchanges, " +
-                    std::to_string(previous.size()) + " agents\n";
+                    "), " + Count(c.exchanges.size(), "exchange") + ", " + Count(previous.size(), "agent") + "\n";
   for (size_t n = 0; n < c.exchanges.size(); ++n) {
     const Exchange& x = c.exchanges[n];
     const Json& r = x.request;

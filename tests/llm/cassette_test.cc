@@ -571,5 +571,15 @@ TEST(CassetteRender, ShowsEachExchangeReadably) {
   EXPECT_NE(text.find("  ! error (overloaded): overloaded\n"), std::string::npos) << text;
 }
 
+// The example in examples/replay (docs/replay.md) stays a valid cassette.
+// Only its format is checked: replaying it would tie it to today's system
+// prompt and tool descriptions.
+TEST(CassetteExample, ParsesAndRenders) {
+  auto c = LoadCassette(std::string(SEPP_SOURCE_DIR) + "/examples/replay/hello.cassette");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->exchanges.size(), 2u);
+  EXPECT_NE(RenderCassette(*c, "hello.cassette").find("2 exchanges, 1 agent\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sepp::llm
