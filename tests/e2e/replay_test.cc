@@ -214,6 +214,24 @@ TEST_P(ReplayAnthropic, ShowPrintsACassetteReadably) {
   EXPECT_NE(bad.err.find("cannot read the cassette"), std::string::npos);
 }
 
+// Ctrl-C during a replay is an abort (130), not a mismatch: the exchanges
+// the run never reached are expected.
+TEST_P(ReplayAnthropic, AbortedReplayExitsWith130) {
+  Json script = {{{"tool_calls", {Call("bash", {{"command", "if [ -f slow ]; then sleep 60; fi; echo ok"}})}}},
+                 {{"text", "finished"}}};
+  ASSERT_EQ(Record({"-p", "go"}, script, ws_).exit_code, 0);
+  std::ofstream(ws_ / "slow") << "";
+  RunOptions o;
+  o.args = {"-p", "go", "--replay", cassette_};
+  o.env = BareEnv();
+  o.cwd = ws_.string();
+  o.sigint_after_s = 1.5;
+  o.timeout_s = 30;
+  auto r = RunSepp(o);
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_EQ(r.err.find("never asked for"), std::string::npos) << r.err;
+}
+
 TEST_P(ReplayAnthropic, ConflictingFlagsAreUsageErrors) {
   auto env = BareEnv();
   EXPECT_EQ(RunIn({"-p", "x", "--replay-mode", "lenient"}, env).exit_code, 2);
