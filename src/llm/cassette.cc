@@ -2,6 +2,9 @@
 // the way in (a cassette may be damaged, truncated or written by anyone).
 #include "llm/cassette.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include <openssl/sha.h>
 
 #include "base/file.h"

@@ -1,6 +1,7 @@
 #include "llm/cassette_scrub.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "base/secrets.h"
 #include "base/strings.h"

@@ -1,5 +1,7 @@
 #include "llm/replay_provider.h"
 
+#include <algorithm>
+
 #include "llm/json_diff.h"
 
 namespace sepp::llm {
