@@ -23,6 +23,7 @@
 #include "base/terminal_text.h"
 #include "llm/models.h"
 #include "llm/provider.h"
+#include "llm/provider_source.h"
 #include "sandbox/defaults.h"
 #include "tools/tool.h"
 
@@ -45,6 +46,9 @@ struct Options {
   int thinking = 0;
   bool no_stream = false;
   bool trust = false;
+  std::string record;
+  std::string replay;
+  std::string replay_mode = "strict";
 };
 
 // SIGINT/SIGTERM are blocked in every thread and taken by one waiter thread,
@@ -99,6 +103,7 @@ int RunAgentCommand(int argc, char** argv) {
       "  sepp sessions list|show|tree|export|rm  sessions of this folder (see docs/sessions.md)\n"
       "  sepp trust [DIR]                        trust a project's configuration as it is now\n"
       "  sepp wasm run|validate|spec             the WebAssembly engine\n"
+      "  sepp replay show FILE                   print a cassette written by --record\n"
       "\nEnvironment: ANTHROPIC_API_KEY, OPENAI_API_KEY, ANTHROPIC_BASE_URL, OPENAI_BASE_URL,\n"
       "SEPP_PROVIDER, SEPP_MODEL, SEPP_HOME (default ~/.sepp), SEPP_LOG.");
   auto* print = cli.add_option("-p,--print", o.prompt,
@@ -124,6 +129,11 @@ int RunAgentCommand(int argc, char** argv) {
   cli.add_flag("--no-stream", o.no_stream, "ask the provider for whole answers");
   cli.add_flag("--trust", o.trust,
                "trust this folder's project configuration as it is now (as `sepp trust` does)");
+  cli.add_option("--record", o.record, "write every provider exchange to this cassette (docs/replay.md)");
+  auto* replay = cli.add_option("--replay", o.replay, "answer from this cassette: no network, no key");
+  cli.add_option("--replay-mode", o.replay_mode, "strict (requests must match) | lenient (by position)")
+      ->check(CLI::IsMember({"strict", "lenient"}))
+      ->needs(replay);
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -152,19 +162,23 @@ int RunAgentCommand(int argc, char** argv) {
   front::OutputFormat format;
   front::ParseOutputFormat(o.output, &format);
 
-  auto config = llm::ConfigFromEnvironment(o.provider);
-  if (!config.ok()) {
-    std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
-    return config.error().kind == "usage" ? 2 : 1;
+  std::filesystem::path cwd = std::filesystem::current_path();
+  std::string today = TodayLocal();
+  auto source = llm::ProviderSource::Open(
+      {o.provider, o.record, o.replay,
+       o.replay_mode == "lenient" ? llm::ReplayMode::kLenient : llm::ReplayMode::kStrict, cwd.string(), today});
+  if (!source.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", source.error().message.c_str());
+    return source.error().kind == "usage" ? 2 : 1;
   }
+  const llm::ProviderConfig* config = &(*source)->config();
   std::string model = o.model;
   if (model.empty()) {
     if (const char* m = getenv("SEPP_MODEL"); m && *m) model = m;
     else model = llm::DefaultModel(config->name);
   }
-  auto provider = llm::MakeProvider(*config);
+  auto provider = (*source)->New();
 
-  std::filesystem::path cwd = std::filesystem::current_path();
   if (o.trust && TrustCurrentProject(cwd) != 0) return 1;
   sandbox::Policy policy = sandbox::DefaultToolPolicy(cwd);
   if (o.sandbox == "off") {
@@ -201,7 +215,7 @@ int RunAgentCommand(int argc, char** argv) {
 
   std::vector<std::string> warnings;
   auto runtime = std::make_shared<agent::SubagentRuntime>();
-  runtime->make_provider = [cfg = *config] { return llm::MakeProvider(cfg); };
+  runtime->make_provider = [src = source->get()] { return src->New(); };
   runtime->make_tools = [] { return tools::MakeBuiltinTools(); };
   if (!o.no_session)
     runtime->open_child_session = [&session](const std::string& task, const std::string& name) {
@@ -209,7 +223,7 @@ int RunAgentCommand(int argc, char** argv) {
     };
   runtime->parent = ac;
   runtime->definitions = agent::LoadAgentDefinitions(cwd, &warnings);
-  runtime->date = TodayLocal();
+  runtime->date = today;
   for (const auto& w : warnings)  // quotes project files: shown, never obeyed by the terminal
     std::fprintf(stderr, "sepp: %s\n", VisibleControls(w).c_str());
 
@@ -249,6 +263,13 @@ int RunAgentCommand(int argc, char** argv) {
     view.OnEvent(ended);
   }
   view.Finish(outcome, session.id());
+  // A cassette that did not fit the run (docs/replay.md); after an abort the
+  // unasked exchanges are expected.
+  std::string problems = (*source)->Problems();
+  if (!problems.empty() && outcome.status != agent::Outcome::Status::kAborted) {
+    std::fprintf(stderr, "sepp: %s", problems.c_str());
+    return 3;
+  }
   switch (outcome.status) {
     case agent::Outcome::Status::kDone: return 0;
     case agent::Outcome::Status::kAborted:

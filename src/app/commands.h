@@ -15,6 +15,7 @@ int RunTrustCommand(int argc, char** argv);    // trust_command.cc
 // Trusts dir's project configuration as it is now, telling the user what
 // (for --trust); 0 done, else the exit status of the failure.
 int TrustCurrentProject(const std::filesystem::path& dir);  // trust_command.cc
+int RunReplayCommand(int argc, char** argv);   // replay_command.cc
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
 

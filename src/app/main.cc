@@ -22,6 +22,7 @@ constexpr SubCommand kSubCommands[] = {
     {"doctor", sepp::app::RunDoctorCommand},
     {"sessions", sepp::app::RunSessionsCommand},
     {"trust", sepp::app::RunTrustCommand},
+    {"replay", sepp::app::RunReplayCommand},
 };
 
 }  // namespace
