@@ -311,6 +311,8 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
 
   // Fail closed: refuse before starting anything the kernel cannot confine.
   if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
+  if (policy.net == NetMode::kProxy)
+    if (auto allow = NormalizeAllowlist(policy.allow_domains); !allow.ok()) return allow.error();
   auto mounts = BuildMountPlan(policy, spec.cwd);
   if (!mounts.ok()) return mounts.error();
 
