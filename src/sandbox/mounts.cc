@@ -49,6 +49,10 @@
 #include "base/paths.h"
 
 namespace sepp::sandbox {
+
+uint64_t ScratchTmpfsBytes(const Limits& limits) {
+  return limits.max_memory_bytes ? limits.max_memory_bytes : kDefaultScratchTmpfsBytes;
+}
 namespace fs = std::filesystem;
 namespace {
 
@@ -283,11 +287,12 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
                               {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
                               {"ptmx", "pts/ptmx"}})
     dev.push_back({MountOp::Kind::kSymlink, target, std::string(kNew) + "/dev/" + name, false});
-  dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev/shm", true, false, false,
-                 "mode=1777"});
+  const std::string scratch = "mode=1777,size=" + std::to_string(ScratchTmpfsBytes(policy.limits)) +
+                              ",nr_inodes=" + std::to_string(kScratchTmpfsInodes);
+  dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev/shm", true, false, false, scratch});
   groups.push_back({"/dev", dev});
   groups.push_back({"/tmp", {MountOp{MountOp::Kind::kTmpfs, "", std::string(kNew) + "/tmp", true,
-                                     false, false, "mode=1777"}}});
+                                     false, false, scratch}}});
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& g : groups)

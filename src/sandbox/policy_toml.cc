@@ -282,7 +282,7 @@ Result<Policy> ParsePolicyToml(std::string_view text, const std::string& source_
 }
 
 Result<Policy> LoadPolicyFile(const fs::path& file, const fs::path& workspace) {
-  auto text = ReadFile(file);
+  auto text = ReadBoundedFile(file, kMaxConfigFileBytes, "a sandbox policy");
   if (!text.ok())
     return Error::Make("cannot read the policy file " + file.string() + ": " + text.error().message,
                        "policy");
