@@ -209,6 +209,13 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   };
   for (const auto& r : policy.read_roots) add_root(r, false);
   for (const auto& r : policy.write_roots) add_root(r, true);
+  // Writing "/" undoes the sandbox (every deny path and protected file lies
+  // under it, and so do the start-up files that run outside it later).
+  if (auto it = roots.find("/"); it != roots.end() && it->second)
+    return Error::Make("the sandbox policy lets the command write \"/\", the whole filesystem, which undoes "
+                       "the sandbox; list the folders it needs to write instead (or run with --sandbox off "
+                       "to go without a sandbox knowingly)",
+                       "policy");
 
   for (const char* cand : kStagingCandidates) {
     struct stat st {};

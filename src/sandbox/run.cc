@@ -25,6 +25,7 @@
 #include <csignal>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "base/clock.h"
 #include "base/fd.h"
@@ -100,6 +101,26 @@ std::string ResolveCommand(const std::string& cmd, const std::vector<std::string
     start = end + 1;
   }
   return cmd;
+}
+
+// TMPDIR as the confined command sees it. sepp's own TMPDIR is usually a
+// folder the sandbox does not show (or shows read-only), so mktemp would
+// fail; unless it lies inside a write root, the command gets the private
+// /tmp instead. A TMPDIR the policy sets itself (environment.set) is kept.
+void PointTmpdirAtAWritableFolder(const Policy& policy, std::vector<std::string>* env) {
+  if (policy.env_set.count("TMPDIR")) return;
+  for (auto& e : *env) {
+    if (e.rfind("TMPDIR=", 0) != 0) continue;
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::weakly_canonical(e.substr(7), ec);
+    bool writable = false;
+    for (const auto& root : policy.write_roots) {
+      std::filesystem::path r = std::filesystem::weakly_canonical(root, ec);
+      auto rel = dir.lexically_relative(r);
+      if (!ec && !rel.empty() && *rel.begin() != "..") writable = true;
+    }
+    if (!writable) e = "TMPDIR=/tmp";
+  }
 }
 
 class Tail {
@@ -343,6 +364,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   }
 
   std::vector<std::string> env = BuildChildEnv(policy);
+  PointTmpdirAtAWritableFolder(policy, &env);
   UniqueFd proxy_parent, proxy_child;
   if (policy.net == NetMode::kProxy) {
     int sv[2];
