@@ -139,21 +139,40 @@ struct Pipes {
   UniqueFd out_r, out_w, in_r, in_w, devnull;
 };
 
+// A cancel callback may run on another thread at any time until its
+// registration is gone. It signals through a pidfd, which names this one
+// process even if its pid is reaped and reused; and the registration is
+// dropped before the child is reaped (Supervise), since a group signal by
+// pid is only safe while the pid cannot be reused.
+struct CancelHook {
+  UniqueFd pidfd;  // declared first: destroyed after the registration
+  std::unique_ptr<CancelToken::Registration> reg;
+};
+
+int OpenPidfd(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+void SendSignal(int pidfd, pid_t pid, int sig) {
+  if (pidfd >= 0) {
+    syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+  } else {
+    kill(pid, sig);  // no pidfd (kernel < 5.3): the hook is dropped before the reap all the same
+  }
+}
+
 // Streams output and feeds stdin until the child exits or the deadline
 // passes; then kills whatever is left of the group. Shared by both modes.
+// hook->reg is reset before the child is reaped.
 void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const OutputFn& on_output,
-               Tail* tail, RunResult* result, int* status) {
+               Tail* tail, RunResult* result, int* status, CancelHook* hook) {
   double deadline = timeout > 0 ? MonotonicSeconds() + timeout : 0;
   size_t stdin_off = 0;
   char buf[65536];
-  bool reaped = false;
   auto emit = [&](const char* data, ssize_t n) {
     std::string_view v(data, static_cast<size_t>(n));
     tail->Add(v);
     if (on_output) on_output(v);
   };
-  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  UniqueFd pidfd_owner(pidfd);
+  int pidfd = hook->pidfd.get();
   for (;;) {
     pollfd fds[3];
     int nfds = 0;
@@ -181,10 +200,11 @@ void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const O
     }
     int n = poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (n < 0 && errno != EINTR) break;
-    if (waitpid(pid, status, WNOHANG) == pid) {
-      // The command itself is done. Take what output is already there; a
-      // background process still holding the pipe must not keep us waiting.
-      reaped = true;
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+      // The command itself is done (not reaped yet: WNOWAIT). Take what
+      // output is already there; a background process still holding the
+      // pipe must not keep us waiting.
       if (p.out_r.valid()) {
         fcntl(p.out_r.get(), F_SETFL, O_NONBLOCK);
         ssize_t r;
@@ -211,10 +231,12 @@ void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const O
   }
   // Make sure no member of the tree lingers (a detached `sleep &` would
   // otherwise outlive the call). Confined, killing pid 1 of the namespace
-  // kills them all; unconfined, the group is the best we have.
+  // kills them all; unconfined, the group is the best we have. Both before
+  // the reap, while the pid (and so the group's id) cannot be reused.
   kill(-pid, SIGKILL);
-  kill(pid, SIGKILL);
-  while (!reaped && waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  SendSignal(pidfd, pid, SIGKILL);
+  hook->reg.reset();
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
   }
 }
 
@@ -293,12 +315,19 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
   if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
 
   RunResult result;
-  std::unique_ptr<CancelToken::Registration> reg;
-  if (cancel) reg = cancel->OnCancel([pid] { kill(-pid, SIGKILL); });
+  CancelHook hook;
+  hook.pidfd.Reset(OpenPidfd(pid));
+  if (cancel) {
+    int pidfd = hook.pidfd.get();
+    hook.reg = cancel->OnCancel([pid, pidfd] {
+      kill(-pid, SIGKILL);  // the group: safe, the leader is not reaped while registered
+      SendSignal(pidfd, pid, SIGKILL);
+    });
+  }
   double timeout = spec.timeout_s > 0 ? spec.timeout_s : policy.limits.timeout_s;
   Tail tail;
   int status = 0;
-  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status, &hook);
   FinishResult(policy, spec, timeout, status, 0, tail, cancel, &result);
   return result;
 }
@@ -474,12 +503,17 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (cgroup) RemoveStalePidsCgroups();  // while the command starts
   if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
   RunResult result;
-  std::unique_ptr<CancelToken::Registration> reg;
-  if (cancel) reg = cancel->OnCancel([pid] { kill(pid, SIGKILL); });
+  CancelHook hook;
+  hook.pidfd.Reset(OpenPidfd(pid));
+  if (cancel) {
+    int pidfd = hook.pidfd.get();
+    // pid 1 of the sandbox's namespace: killing it ends every process in it.
+    hook.reg = cancel->OnCancel([pid, pidfd] { SendSignal(pidfd, pid, SIGKILL); });
+  }
   double timeout = spec.timeout_s > 0 ? spec.timeout_s : policy.limits.timeout_s;
   Tail tail;
   int status = 0;
-  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status, &hook);
   // pid 1 (the sandbox's init) exits 0 after writing the command's status.
   if (status_pipe.first.valid()) {
     int command_status = 0;

@@ -143,6 +143,46 @@ TEST(Cancel, CallbacksRunOnceAndLateOnesAtOnce) {
   EXPECT_TRUE(t.cancelled());
 }
 
+// Once a Registration is destroyed its callback neither runs nor is still
+// running: what it touches (a pid, an fd) may be released right after. The
+// callback below holds on until the destructor has returned or a bound
+// passes; with a destructor that does not wait it would see the return
+// while still running.
+TEST(Cancel, DestroyingARegistrationWaitsForItsRunningCallback) {
+  CancelToken t;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, finished = false, returned = false, returned_while_running = false;
+  auto reg = t.OnCancel([&] {
+    std::unique_lock lock(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::milliseconds(300), [&] { return returned; });
+    returned_while_running = returned;
+    finished = true;
+  });
+  std::thread canceller([&] { t.Cancel(); });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return entered; });
+  }
+  reg.reset();  // must wait for the callback
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(finished);
+    returned = true;
+    cv.notify_all();
+  }
+  canceller.join();
+  EXPECT_FALSE(returned_while_running);
+  // A callback may drop its own registration without waiting for itself.
+  CancelToken u;
+  std::unique_ptr<CancelToken::Registration> self;
+  self = u.OnCancel([&] { self.reset(); });
+  u.Cancel();
+  EXPECT_EQ(self, nullptr);
+}
+
 TEST(Cancel, UnregisteredCallbackDoesNotRun) {
   CancelToken t;
   int n = 0;
