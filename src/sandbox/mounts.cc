@@ -246,6 +246,13 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   // that whatever lies inside another comes after it (a workspace under /tmp
   // is bound over the private /tmp, not hidden by it).
   std::vector<std::pair<std::string, std::vector<MountOp>>> groups;
+  // The private /tmp first: a root that is /tmp itself (a workspace there)
+  // then comes after it in the stable sort below and is bound on top, as
+  // the policy says, instead of being hidden by it.
+  const std::string scratch = "mode=1777,size=" + std::to_string(ScratchTmpfsBytes(policy.limits)) +
+                              ",nr_inodes=" + std::to_string(kScratchTmpfsInodes);
+  groups.push_back({"/tmp", {MountOp{MountOp::Kind::kTmpfs, "", std::string(kNew) + "/tmp", true,
+                                     false, false, scratch}}});
   for (const auto& [path, write] : roots) {
     if (path == "/proc" || path == "/dev" || IsUnder(path, "/proc") || IsUnder(path, "/dev"))
       continue;  // replaced by the sandbox's own
@@ -294,12 +301,8 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
                               {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
                               {"ptmx", "pts/ptmx"}})
     dev.push_back({MountOp::Kind::kSymlink, target, std::string(kNew) + "/dev/" + name, false});
-  const std::string scratch = "mode=1777,size=" + std::to_string(ScratchTmpfsBytes(policy.limits)) +
-                              ",nr_inodes=" + std::to_string(kScratchTmpfsInodes);
   dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev/shm", true, false, false, scratch});
   groups.push_back({"/dev", dev});
-  groups.push_back({"/tmp", {MountOp{MountOp::Kind::kTmpfs, "", std::string(kNew) + "/tmp", true,
-                                     false, false, scratch}}});
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& g : groups)
