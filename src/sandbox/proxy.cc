@@ -236,15 +236,21 @@ void EgressProxy::AcceptLoop() {
   }
 }
 
+// Recorded before the answer is sent: once the command has read it, it may
+// exit and the run collect Refusals() at once.
+void EgressProxy::Record(const std::string& line) {
+  std::lock_guard lock(mu_);
+  if (std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end()) refusals_.push_back(line);
+}
+
 void EgressProxy::Refuse(int client, const std::string& host, const std::string& why) {
+  Record("the sandbox's proxy refused " + host + ": " + why);
   std::string body = "sepp sandbox: access to " + host + " was refused: " + why + "\n";
   std::string resp = "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"
                      "X-Sepp-Sandbox: denied\r\nConnection: close\r\nContent-Length: " +
                      std::to_string(body.size()) + "\r\n\r\n" + body;
   SendAll(client, resp);
-  std::lock_guard lock(mu_);
-  std::string line = "the sandbox's proxy refused " + host + ": " + why;
-  if (std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end()) refusals_.push_back(line);
+  Linger(client);
 }
 
 bool EgressProxy::Allowed(const std::string& host, bool* exact) const {
@@ -323,14 +329,30 @@ void EgressProxy::Serve(int client) {
   Pump(client, up, stop_r_.get(), out + rest);
 }
 
+// After a refusal: the client may still be sending (a body, a request
+// pipelined behind a CONNECT). Closing with unread bytes would reset the
+// connection and could destroy the answer before it is read, so end our
+// side and read what comes, a little and briefly, until the client closes.
+void EgressProxy::Linger(int client) {
+  shutdown(client, SHUT_WR);
+  char buf[4096];
+  size_t drained = 0;
+  while (drained < 65536) {
+    pollfd fds[2] = {{client, POLLIN, 0}, {stop_r_.get(), POLLIN, 0}};
+    if (poll(fds, 2, 2000) <= 0 || fds[1].revents) return;
+    ssize_t n = recv(client, buf, sizeof buf, 0);
+    if (n <= 0) return;
+    drained += static_cast<size_t>(n);
+  }
+}
+
 void EgressProxy::BadRequest(int client, const std::string& why) {
+  Record("the sandbox's proxy refused a request: " + why);
   std::string body = "sepp sandbox: the proxy cannot use this request: " + why + "\n";
   SendAll(client, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
                   "X-Sepp-Sandbox: denied\r\nConnection: close\r\nContent-Length: " +
                       std::to_string(body.size()) + "\r\n\r\n" + body);
-  std::lock_guard lock(mu_);
-  std::string line = "the sandbox's proxy refused a request: " + why;
-  if (std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end()) refusals_.push_back(line);
+  Linger(client);
 }
 
 int SendProxyListener(int channel, const char** step) {

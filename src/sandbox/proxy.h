@@ -83,6 +83,8 @@ class EgressProxy {
   bool Allowed(const std::string& host, bool* exact) const;
   void Refuse(int client, const std::string& host, const std::string& why);
   void BadRequest(int client, const std::string& why);
+  void Linger(int client);
+  void Record(const std::string& refusal);
 
   UniqueFd listener_;
   UniqueFd stop_r_, stop_w_;

@@ -12,9 +12,12 @@
 #include <ifaddrs.h>
 
 #include <atomic>
+#include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 
+#include "net/host_name.h"
 #include "sandbox/egress_address.h"
 #include "sandbox/proxy.h"
 #include "sandbox_fixture.h"
@@ -265,6 +268,56 @@ TEST_F(ProxyResolution, WildcardsReachNeitherThisMachineNorPrivateNetworks) {
                           "GET http://Exact.Example.com.:" + port + "/ok HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_THAT(exact, HasSubstr("served GET /ok")) << exact;
   EXPECT_THAT((*proxy)->Refusals(), ::testing::Contains(HasSubstr("svc.example.com")));
+}
+
+// Hostile requests against the real proxy: random heads built from HTTP's
+// punctuation, NUL and control bytes. Whatever arrives, the proxy answers
+// or closes, and a name reaches the resolver only in normal form and only
+// when the allowlist covers it.
+TEST_F(ProxyResolution, HostileRequestsReachTheResolverOnlyAsValidAllowedNames) {
+  int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in la{};
+  la.sin_family = AF_INET;
+  la.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&la), sizeof la), 0);
+  socklen_t len = sizeof la;
+  getsockname(listener, reinterpret_cast<sockaddr*>(&la), &len);
+  ASSERT_EQ(listen(listener, 64), 0);
+  std::mutex mu;
+  std::vector<std::string> resolved;
+  Resolver resolve = [&](const std::string& host, int) -> Result<std::vector<Endpoint>> {
+    std::lock_guard lock(mu);
+    resolved.push_back(host);
+    return Error::Make("no DNS in this test", "io");
+  };
+  std::vector<std::string> allow = {"*.example.com", "ok.test"};
+  auto proxy = EgressProxy::Start(UniqueFd(listener), allow, resolve);
+  ASSERT_TRUE(proxy.ok()) << proxy.error().message;
+  const std::vector<std::string> pieces = {
+      "CONNECT ", "GET ", "http://", "HTTP/1.1", "\r\n", "\n", " ", ":", "443", "[", "]", "::1", ".",
+      "example.com", "ok.test", "a.example.com", "Ok.Test.", std::string(1, '\0'), "\x01", "\x7f", "\xff",
+      "@", "/", "%00", "Host: x\r\n", "Content-Length: 1\r\n", "Transfer-Encoding: chunked\r\n", "\r\n\r\n"};
+  std::mt19937 rng(17);
+  int answered = 0;
+  for (int round = 0; round < 300; ++round) {
+    std::string req = round % 3 == 0 ? "CONNECT " : round % 3 == 1 ? "GET http://" : "";
+    int n = 1 + static_cast<int>(rng() % 10);
+    for (int i = 0; i < n; ++i) req += pieces[rng() % pieces.size()];
+    req += round % 2 ? " HTTP/1.1\r\n\r\n" : "\r\n\r\n";
+    if (round % 50 == 0) req = "CONNECT A.Example.COM.:443 HTTP/1.1\r\n\r\n";  // valid ones too
+    if (round % 50 == 25) req = "GET http://ok.test/x HTTP/1.1\r\nHost: ok.test\r\n\r\n";
+    std::string got = Ask(ntohs(la.sin_port), req);
+    if (got.rfind("HTTP/1.1 4", 0) == 0) ++answered;
+  }
+  EXPECT_EQ(answered, 300);  // every request got a 400 or a 403, none a connection
+  std::lock_guard lock(mu);
+  EXPECT_GE(resolved.size(), 12u);
+  for (const auto& host : resolved) {
+    auto normal = net::NormalizeHost(host);
+    ASSERT_TRUE(normal.ok()) << host;
+    EXPECT_EQ(*normal, host);
+    EXPECT_TRUE(DomainAllowed(allow, host)) << host;
+  }
 }
 
 TEST(EgressAddress, ClassifiesLocalAndPrivateRanges) {
