@@ -372,16 +372,27 @@ Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, Cancel
   }
 }
 
-Result<HttpResponse> HttpFetch(const HttpRequest& request, CancelToken* cancel) {
+Result<HttpResponse> HttpFetch(const HttpRequest& request, CancelToken* cancel, size_t max_body_bytes) {
   HttpResponse response;
   HttpHandlers handlers;
+  bool too_big = false;
   handlers.on_head = [&](const HttpResponseHead& h) { response.head = h; };
   handlers.on_body = [&](std::string_view piece) {
+    if (response.body.size() + piece.size() > max_body_bytes) {
+      too_big = true;
+      return false;
+    }
     response.body.append(piece);
     return true;
   };
   Status s = HttpSend(request, handlers, cancel);
   if (!s.ok()) return s.error();
+  if (too_big) {
+    auto url = ParseUrl(request.url);
+    return Error::Make((url.ok() ? url->HostHeader() : std::string("the server")) + " sent a body larger than " +
+                           std::to_string(max_body_bytes) + " bytes; sepp stopped reading it",
+                       "io");
+  }
   return response;
 }
 

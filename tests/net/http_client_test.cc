@@ -333,6 +333,26 @@ TEST(HttpClient, AStreamStoppedNearItsEndKeepsTheConnection) {
   EXPECT_EQ(log.Distinct(), 1u) << ::testing::PrintToString(log.peers);
 }
 
+TEST(HttpClient, FetchStopsAtItsBodyBound) {
+  HttpServer server([&](const HttpServerRequest&, ResponseWriter& w) {
+    w.Begin(200, {});
+    for (int i = 0; i < 64; ++i)
+      if (!w.Write(std::string(1024, 'x'))) return;
+    w.End();
+  });
+  ASSERT_TRUE(server.Start().ok());
+  HttpRequest req;
+  req.method = "GET";
+  req.url = Url(server, "/big");
+  auto small = HttpFetch(req, nullptr, 10000);
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.error().kind, "io");
+  EXPECT_NE(small.error().message.find("larger than 10000 bytes"), std::string::npos) << small.error().message;
+  auto whole = HttpFetch(req, nullptr, 65536);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_EQ(whole->body.size(), 65536u);
+}
+
 TEST(HttpClient, ConnectionsThatCannotCarryAnotherRequestAreNotKept) {
   PeerLog log;
   HttpServer server([&](const HttpServerRequest& req, ResponseWriter& w) {
