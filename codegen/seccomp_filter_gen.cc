@@ -20,6 +20,14 @@
 //     clock/time setting, iopl/ioperm, quotactl, uselib;
 //   - terminal injection: ioctl TIOCSTI and TIOCLINUX;
 //   - device nodes: mknod/mknodat of character or block devices;
+//   - setuid and setgid bits: chmod, fchmod, fchmodat, fchmodat2 with a mode
+//     holding S_ISUID or S_ISGID, and the same bits in the mode of open,
+//     openat, creat, mkdir and mkdirat; openat2 (whose mode lies in memory,
+//     out of a filter's reach) gets ENOSYS so that libc falls back to
+//     openat. When sepp runs as root a file the command makes is root's on
+//     the host: with either bit it would be a way out the next time someone
+//     runs it. (File capabilities need CAP_SETFCAP, which the command does
+//     not have; mounts are nosuid for what is already there.)
 //   - sockets other than unix, IPv4 and IPv6 (netlink, packet, vsock, ...),
 //     and raw or packet-type sockets in the inet families.
 // Foreign architectures (i386 int 0x80, x32) kill the process.
@@ -86,6 +94,29 @@ std::string AddRules(scmp_filter_ctx ctx) {
                          SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, type)) < 0)
       return "seccomp rule for mknod";
   }
+
+  // Setuid/setgid bits in a mode argument: (syscall, index of the mode).
+  struct ModeArg {
+    const char* name;
+    int nr;  // when libseccomp does not know the name (fchmodat2 is new): the number, one on every architecture
+    unsigned index;
+  };
+  for (ModeArg m : {ModeArg{"chmod", -1, 1}, {"fchmod", -1, 1}, {"fchmodat", -1, 2}, {"fchmodat2", 452, 2},
+                    {"open", -1, 2}, {"openat", -1, 3}, {"creat", -1, 1}, {"mkdir", -1, 1},
+                    {"mkdirat", -1, 2}}) {
+    int nr = seccomp_syscall_resolve_name(m.name);
+    if (nr == __NR_SCMP_ERROR) nr = m.nr;
+    if (nr < 0) continue;  // not on this architecture
+    for (unsigned bit : {static_cast<unsigned>(S_ISUID), static_cast<unsigned>(S_ISGID)}) {
+      scmp_arg_cmp cmp = {m.index, SCMP_CMP_MASKED_EQ, bit, bit};
+      if (seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1, &cmp) < 0)
+        return std::string("seccomp rule for ") + m.name;
+    }
+  }
+  // Syscalls added since 5.1 have one number on every architecture.
+  int openat2 = seccomp_syscall_resolve_name("openat2");
+  if (openat2 == __NR_SCMP_ERROR) openat2 = 437;
+  if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), openat2, 0) < 0) return "seccomp rule for openat2";
 
   // Socket families: unix, inet, inet6 only; no raw or packet types.
   static_assert(AF_UNIX == 1 && AF_INET == 2 && AF_INET6 == 10);

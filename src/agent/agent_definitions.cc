@@ -107,7 +107,7 @@ std::vector<AgentDefinition> LoadAgentDefinitions(const std::filesystem::path& c
       }
     }
     for (const auto& f : files) {
-      auto text = ReadFile(f);
+      auto text = ReadBoundedFile(f, kMaxConfigFileBytes, "an agent definition");
       auto def = text.ok() ? ParseAgentDefinition(*text, f.string())
                            : Result<AgentDefinition>(text.error());
       if (!def.ok()) {

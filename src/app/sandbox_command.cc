@@ -33,6 +33,23 @@ namespace {
 constexpr int kExitRefused = 125;
 constexpr int kExitTimedOut = 124;
 
+// Writing the home folder (or a folder above it) lets the command change
+// what runs outside the sandbox later: shell start-up files, editor and git
+// configuration. Allowed, since running sepp in ~ is legitimate, but said.
+void WarnIfWritingHome(const std::string& given, const std::string& path) {
+  std::error_code ec;
+  auto home = std::filesystem::weakly_canonical(HomeDir(), ec);
+  auto p = std::filesystem::weakly_canonical(path, ec);
+  if (ec || home.empty() || p == "/") return;  // "/" is refused by the mount plan
+  auto rel = home.lexically_relative(p);
+  if (rel.empty() || *rel.begin() == "..") return;  // p is not home or above it
+  std::fprintf(stderr,
+               "sepp sandbox: warning: --allow-write %s lets the command change your home folder (%s): "
+               "its shell start-up files (.bashrc, .profile), .gitconfig and the like run outside the sandbox "
+               "later. The usual secret files stay hidden. Prefer a narrower folder.\n",
+               given.c_str(), home.c_str());
+}
+
 void Say(const std::string& text) {
   std::string line = "sepp sandbox: " + text + "\n";
   (void)WriteAll(2, line);
@@ -169,6 +186,7 @@ int RunSandboxCommand(int argc, char** argv) {
     policy.read_roots.push_back(ResolveAgainst(cwd, ExpandUser(r).string()).string());
   for (const auto& w : a.allow_write) {
     std::string p = ResolveAgainst(cwd, ExpandUser(w).string()).string();
+    WarnIfWritingHome(w, p);
     policy.read_roots.push_back(p);
     policy.write_roots.push_back(p);
   }

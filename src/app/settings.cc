@@ -10,7 +10,7 @@ namespace {
 Status Apply(const std::filesystem::path& file, Settings& s) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return Ok();
-  auto text = ReadFile(file);
+  auto text = ReadBoundedFile(file, kMaxConfigFileBytes, "settings");
   if (!text.ok()) return Error::Make("cannot read " + file.string() + ": " + text.error().message, "usage");
   auto parsed = ParseToml(*text, file.string());
   if (!parsed.ok()) return Error::Make(parsed.error().message, "usage");

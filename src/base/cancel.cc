@@ -1,17 +1,25 @@
 #include "base/cancel.h"
 
-#include <vector>
 
 namespace sepp {
 
 void CancelToken::Cancel() {
-  std::map<int, std::function<void()>> fns;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
-    fns.swap(callbacks_);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (cancelled_.exchange(true, std::memory_order_acq_rel)) return;
+  // One at a time, each taken out under the lock and marked running, so that
+  // Unregister() knows whether to wait for it.
+  while (!callbacks_.empty()) {
+    auto it = callbacks_.begin();
+    std::function<void()> fn = std::move(it->second);
+    running_id_ = it->first;
+    running_thread_ = std::this_thread::get_id();
+    callbacks_.erase(it);
+    lock.unlock();
+    fn();
+    lock.lock();
+    running_id_ = -1;
+    done_running_.notify_all();
   }
-  for (auto& [id, fn] : fns) fn();
 }
 
 std::unique_ptr<CancelToken::Registration> CancelToken::OnCancel(std::function<void()> fn) {
@@ -28,8 +36,10 @@ std::unique_ptr<CancelToken::Registration> CancelToken::OnCancel(std::function<v
 }
 
 void CancelToken::Unregister(int id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   callbacks_.erase(id);
+  if (running_thread_ == std::this_thread::get_id()) return;  // from inside the callback
+  done_running_.wait(lock, [&] { return running_id_ != id; });
 }
 
 std::shared_ptr<CancelToken> CancelToken::Child() {

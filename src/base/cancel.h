@@ -4,12 +4,21 @@
 // Thread-safe. Cancel() runs the registered callbacks once, on the thread
 // that cancels; a callback registered after cancellation runs at once.
 // Callbacks must be quick and must not throw (close a socket, kill a group).
+//
+// Destroying a Registration unregisters its callback and, if Cancel() is
+// running that very callback on another thread, waits until it has
+// returned: once the destructor is done the callback neither runs nor will,
+// so what it uses (a pid, an fd) may be released right after. (A callback
+// that destroys its own registration does not wait for itself.)
 #pragma once
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace sepp {
 
@@ -36,8 +45,11 @@ class CancelToken {
 
   std::atomic<bool> cancelled_{false};
   std::mutex mu_;
+  std::condition_variable done_running_;
   int next_id_ = 0;
   std::map<int, std::function<void()>> callbacks_;
+  int running_id_ = -1;               // the callback Cancel() runs now, if any
+  std::thread::id running_thread_;
   std::vector<std::unique_ptr<Registration>> child_links_;
 };
 

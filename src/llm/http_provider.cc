@@ -119,6 +119,7 @@ class HttpProvider : public Provider {
     bool sse = false;
     std::string body;  // error body, or a whole response
     bool too_big = false;
+    size_t streamed = 0;
 
     net::HttpHandlers handlers;
     handlers.on_head = [&](const net::HttpResponseHead& h) {
@@ -131,6 +132,14 @@ class HttpProvider : public Provider {
     handlers.on_body = [&](std::string_view chunk) {
       if (sse) {
         parser.Feed(chunk);
+        streamed += chunk.size();
+        // Bounded: one oversized event, or a stream longer than any whole
+        // response may be, ends the call instead of taking memory.
+        if (decoded.ok() && (parser.too_big() || streamed > kMaxWholeBody))
+          decoded = Error::Make(ep.host + (parser.too_big() ? " sent a stream event larger than 16 MiB"
+                                                           : " sent a stream longer than 64 MB") +
+                                    "; sepp stopped reading it (is base_url a real provider API?)",
+                                "protocol");
         return decoded.ok() && !decoder->done();
       }
       size_t limit = head.status / 100 == 2 ? kMaxWholeBody : kMaxErrorBody;

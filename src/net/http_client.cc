@@ -47,9 +47,11 @@ class Reader {
   Reader(Conn* conn, double idle_timeout_s) : conn_(conn), idle_(idle_timeout_s) {}
 
   // Reads more bytes into buf_; false at EOF.
-  Result<bool> Fill() {
+  // Reads more bytes into buf_, waiting at most `within` seconds of silence
+  // (the read timeout unless given); false at EOF.
+  Result<bool> Fill(double within = -1) {
     char tmp[kReadChunk];
-    auto n = conn_->Read(tmp, sizeof tmp, idle_);
+    auto n = conn_->Read(tmp, sizeof tmp, within >= 0 ? within : idle_);
     if (!n.ok()) return n.error();
     buf_.append(tmp, *n);
     received_ += *n;
@@ -100,6 +102,15 @@ Error ClosedMidBody(const std::string& peer) {
                      "io");
 }
 
+// A consumer that stops early (a stream decoder that has its whole answer)
+// usually stops a few bytes before the body's end: the event stream's last
+// bytes and the chunked terminator are on their way or already here. Reading
+// them, when they come at once and are few, keeps the connection for the
+// next call (one TLS handshake per conversation, not per turn); a body that
+// goes on is left, and its connection closed.
+constexpr size_t kMaxTailBytes = 64 * 1024;
+constexpr double kTailWaitS = 1.0;
+
 // Delivers the body per its framing. Returns Ok when complete or when the
 // consumer stops early. *complete: the body was read exactly to its end by
 // its framing (chunked or Content-Length), so the connection could carry
@@ -121,7 +132,22 @@ Status ReadBody(Reader& reader, const MessageHead& head, const std::string& meth
       auto used = decoder.Feed(buf, &out);
       if (!used.ok()) return Error::Make(peer + " sent an invalid chunked body: " + used.error().message, "io");
       buf.erase(0, *used);
-      if (!deliver(out)) return Ok();
+      if (!deliver(out)) {
+        // Read the rest (discarded), if it is short and quick.
+        size_t tail = 0;
+        while (!decoder.done() && tail <= kMaxTailBytes) {
+          out.clear();
+          auto rest = decoder.Feed(buf, &out);
+          if (!rest.ok()) return Ok();
+          buf.erase(0, *rest);
+          tail += out.size();
+          if (decoder.done() || tail > kMaxTailBytes) break;
+          auto more = reader.Fill(kTailWaitS);
+          if (!more.ok() || !*more) return Ok();
+        }
+        *complete = decoder.done() && buf.empty();
+        return Ok();
+      }
       out.clear();
       if (decoder.done()) {
         *complete = buf.empty();
@@ -151,7 +177,20 @@ Status ReadBody(Reader& reader, const MessageHead& head, const std::string& meth
       bool go_on = deliver(std::string_view(buf).substr(0, take));
       buf.erase(0, take);
       length -= take;
-      if (!go_on) return Ok();
+      if (!go_on) {
+        if (length > kMaxTailBytes) return Ok();
+        while (length > 0) {  // the short rest, discarded (see kMaxTailBytes)
+          if (buf.empty()) {
+            auto more = reader.Fill(kTailWaitS);
+            if (!more.ok() || !*more) return Ok();
+          }
+          size_t skip = static_cast<size_t>(std::min<uint64_t>(length, buf.size()));
+          buf.erase(0, skip);
+          length -= skip;
+        }
+        *complete = buf.empty();
+        return Ok();
+      }
     }
     *complete = buf.empty();
     return Ok();
@@ -333,16 +372,27 @@ Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, Cancel
   }
 }
 
-Result<HttpResponse> HttpFetch(const HttpRequest& request, CancelToken* cancel) {
+Result<HttpResponse> HttpFetch(const HttpRequest& request, CancelToken* cancel, size_t max_body_bytes) {
   HttpResponse response;
   HttpHandlers handlers;
+  bool too_big = false;
   handlers.on_head = [&](const HttpResponseHead& h) { response.head = h; };
   handlers.on_body = [&](std::string_view piece) {
+    if (response.body.size() + piece.size() > max_body_bytes) {
+      too_big = true;
+      return false;
+    }
     response.body.append(piece);
     return true;
   };
   Status s = HttpSend(request, handlers, cancel);
   if (!s.ok()) return s.error();
+  if (too_big) {
+    auto url = ParseUrl(request.url);
+    return Error::Make((url.ok() ? url->HostHeader() : std::string("the server")) + " sent a body larger than " +
+                           std::to_string(max_body_bytes) + " bytes; sepp stopped reading it",
+                       "io");
+  }
   return response;
 }
 

@@ -62,7 +62,10 @@ struct HttpHandlers {
 // server wrote them (de-chunked).
 Status HttpSend(const HttpRequest& request, const HttpHandlers& handlers, CancelToken* cancel);
 
-// Convenience: collects the whole body.
-Result<HttpResponse> HttpFetch(const HttpRequest& request, CancelToken* cancel);
+// Convenience: collects the whole body, at most max_body_bytes of it (a
+// larger one is an "io" error naming the host and the bound).
+constexpr size_t kMaxFetchBodyBytes = 64u << 20;  // 64 MiB
+Result<HttpResponse> HttpFetch(const HttpRequest& request, CancelToken* cancel,
+                               size_t max_body_bytes = kMaxFetchBodyBytes);
 
 }  // namespace sepp::net

@@ -381,11 +381,10 @@ void HttpServer::Serve(Connection* conn) {
       }
     }
     if (end > options_.max_head_bytes) return SendError(fd, 431, "request head too large", stop);
-    auto head = ParseHead(std::string_view(buf).substr(0, end));
+    auto head = ParseRequestHead(std::string_view(buf).substr(0, end));
     buf.erase(0, end);
     if (!head.ok()) return SendError(fd, 400, head.error().message, stop);
-    auto line = ParseRequestLine(head->start_line);
-    if (!line.ok()) return SendError(fd, 400, line.error().message, stop);
+    const RequestLine* line = &head->line;
 
     HttpServerRequest req;
     req.method = line->method;
@@ -398,7 +397,6 @@ void HttpServer::Serve(Connection* conn) {
     // --- body ---
     std::string te = req.Header("Transfer-Encoding");
     std::string cl = req.Header("Content-Length");
-    if (!te.empty() && !cl.empty()) return SendError(fd, 400, "both Transfer-Encoding and Content-Length", stop);
     if (HeaderHasToken(req.headers, "Expect", "100-continue")) {
       if (!SendAll(fd, "HTTP/1.1 100 Continue\r\n\r\n", options_.idle_timeout_s, stop)) return;
     }
@@ -416,9 +414,6 @@ void HttpServer::Serve(Connection* conn) {
         if (!fill(options_.idle_timeout_s, nullptr)) return;
       }
     } else if (!cl.empty()) {
-      if (cl.size() > 18 || cl.find_first_not_of("0123456789") != std::string::npos) {
-        return SendError(fd, 400, "invalid Content-Length", stop);
-      }
       uint64_t length = std::stoull(cl);
       if (length > options_.max_body_bytes) return SendError(fd, 413, "request body too large", stop);
       while (buf.size() < length) {

@@ -141,12 +141,32 @@ Result<RequestLine> ParseRequestLine(std::string_view line) {
   }
   for (char c : target) {
     unsigned char u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u == 0x7f) return Malformed("bad request target");
+    if (u <= 0x20 || u == 0x7f) return Malformed("the request target contains a space or a control character");
   }
   if (!ParseVersion(version, &r.major, &r.minor)) return Malformed("unsupported HTTP version");
   r.method.assign(method);
   r.target.assign(target);
   return r;
+}
+
+Result<RequestHead> ParseRequestHead(std::string_view text) {
+  auto head = ParseHead(text);
+  if (!head.ok()) return head.error();
+  auto line = ParseRequestLine(head->start_line);
+  if (!line.ok()) return line.error();
+  int lengths = 0, codings = 0;
+  for (const auto& [name, value] : head->headers) {
+    if (IEquals(name, "Content-Length")) {
+      ++lengths;
+      if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos)
+        return Malformed("invalid Content-Length");
+    }
+    if (IEquals(name, "Transfer-Encoding")) ++codings;
+  }
+  if (lengths > 1) return Malformed("more than one Content-Length");
+  if (codings > 1) return Malformed("more than one Transfer-Encoding");
+  if (lengths && codings) return Malformed("both Transfer-Encoding and Content-Length");
+  return RequestHead{std::move(*line), std::move(head->headers)};
 }
 
 Result<size_t> ChunkedDecoder::Feed(std::string_view in, std::string* out) {

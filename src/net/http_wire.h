@@ -41,6 +41,17 @@ struct RequestLine {
 };
 Result<RequestLine> ParseRequestLine(std::string_view line);
 
+// A request's head as the server and the sandbox's egress proxy both read
+// it: ParseHead + ParseRequestLine, and the body framing made unambiguous
+// (no Content-Length with Transfer-Encoding, no second Content-Length or
+// Transfer-Encoding, Content-Length in digits only), so that no two readers
+// of one message can disagree where it ends.
+struct RequestHead {
+  RequestLine line;
+  Headers headers;
+};
+Result<RequestHead> ParseRequestHead(std::string_view head);
+
 // Incremental decoder for Transfer-Encoding: chunked. Feed() takes any
 // split of the input and appends the decoded payload to *out. Bytes after
 // the last chunk and trailers are left unconsumed: Feed() returns how many

@@ -45,10 +45,11 @@ std::string FormatSseEvent(const SseEvent& e) {
   return out;
 }
 
-SseParser::SseParser(std::function<void(const SseEvent&)> on_event)
-    : on_event_(std::move(on_event)) {}
+SseParser::SseParser(std::function<void(const SseEvent&)> on_event, size_t max_event_bytes)
+    : on_event_(std::move(on_event)), max_event_bytes_(max_event_bytes) {}
 
 void SseParser::Feed(std::string_view chunk) {
+  if (too_big_) return;
   size_t i = 0;
   if (skip_lf_ && !chunk.empty()) {
     // The previous chunk ended in CR; a LF right after it belongs to it.
@@ -59,9 +60,11 @@ void SseParser::Feed(std::string_view chunk) {
     size_t end = i;  // a plain loop: several times faster than find_first_of
     while (end < chunk.size() && chunk[end] != '\n' && chunk[end] != '\r') ++end;
     if (end == chunk.size()) {
+      if (buffer_.size() + current_.data.size() + (end - i) > max_event_bytes_) return Overflow();
       buffer_.append(chunk.substr(i));
       return;
     }
+    if (buffer_.size() + current_.data.size() + (end - i) > max_event_bytes_) return Overflow();
     if (buffer_.empty()) {
       ProcessLine(chunk.substr(i, end - i));
     } else {
@@ -79,6 +82,14 @@ void SseParser::Feed(std::string_view chunk) {
     }
     i = end + 1;
   }
+}
+
+void SseParser::Overflow() {
+  too_big_ = true;
+  buffer_.clear();
+  buffer_.shrink_to_fit();
+  current_ = SseEvent{};
+  has_data_ = false;
 }
 
 bool SseParser::Finish() {

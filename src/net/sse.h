@@ -22,11 +22,20 @@ struct SseEvent {
 // CR/LF in event or id would break the framing and are dropped.
 std::string FormatSseEvent(const SseEvent& event);
 
+// One event (its data, or a line still being collected) may hold at most
+// this many bytes: a stream that sends more is broken or hostile, and
+// collecting it would take memory without limit.
+constexpr size_t kMaxSseEventBytes = 16u << 20;  // 16 MiB
+
 class SseParser {
  public:
-  explicit SseParser(std::function<void(const SseEvent&)> on_event);
-  // Feeds a chunk; calls on_event for every event it completes.
+  explicit SseParser(std::function<void(const SseEvent&)> on_event,
+                     size_t max_event_bytes = kMaxSseEventBytes);
+  // Feeds a chunk; calls on_event for every event it completes. Once an
+  // event outgrows max_event_bytes the parser drops it and everything after
+  // (too_big() turns true): the caller ends the stream with an error.
   void Feed(std::string_view chunk);
+  bool too_big() const { return too_big_; }
   // At end of stream: an unterminated final event is dropped (per spec).
   // Returns true if the stream ended in the middle of an event.
   bool Finish();
@@ -36,7 +45,10 @@ class SseParser {
 
  private:
   void ProcessLine(std::string_view line);
+  void Overflow();
   std::function<void(const SseEvent&)> on_event_;
+  size_t max_event_bytes_;
+  bool too_big_ = false;
   std::string buffer_;
   SseEvent current_;
   bool has_data_ = false;

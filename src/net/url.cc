@@ -1,10 +1,13 @@
 // URL parsing for http(s) only (RFC 3986 authority + path, nothing fancier):
 //   scheme "://" [userinfo "@"] host [":" port] [path] ["?" query] ["#" frag]
-// host is a name, an IPv4 address or "[" IPv6 "]". Anything else is refused
-// with a message that says what was expected.
+// host is a name, an IPv4 address or "[" IPv6 "]", validated and normalised
+// by NormalizeHost (net/host_name.h). Anything else is refused with a
+// message that says what was expected.
 #include "net/url.h"
 
 #include <cctype>
+
+#include "net/host_name.h"
 
 namespace sepp::net {
 namespace {
@@ -59,43 +62,11 @@ Result<Url> ParseUrl(std::string_view text) {
     url.userinfo.assign(authority.substr(0, at));
     authority.remove_prefix(at + 1);
   }
-  std::string_view host = authority;
-  std::string_view port;
-  if (!authority.empty() && authority[0] == '[') {
-    size_t close = authority.find(']');
-    if (close == std::string_view::npos) return BadUrl(text, "unterminated [IPv6] host");
-    host = authority.substr(1, close - 1);
-    std::string_view after = authority.substr(close + 1);
-    if (!after.empty()) {
-      if (after[0] != ':') return BadUrl(text, "unexpected text after the [IPv6] host");
-      port = after.substr(1);
-    }
-  } else {
-    size_t colon = authority.rfind(':');
-    if (colon != std::string_view::npos) {
-      host = authority.substr(0, colon);
-      port = authority.substr(colon + 1);
-    }
-  }
-  if (host.empty()) return BadUrl(text, "the host is missing");
-  for (char c : host) {
-    if (std::isspace(static_cast<unsigned char>(c)) || c == '/' || c == '\\' || c == '@' ||
-        static_cast<unsigned char>(c) < 0x20) {
-      return BadUrl(text, "the host contains invalid characters");
-    }
-  }
-  url.host = Lower(host);
-  url.port = url.https() ? 443 : 80;
-  if (!port.empty()) {
-    if (port.size() > 5) return BadUrl(text, "the port must be a number from 1 to 65535");
-    int p = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9') return BadUrl(text, "the port must be a number from 1 to 65535");
-      p = p * 10 + (c - '0');
-    }
-    if (p < 1 || p > 65535) return BadUrl(text, "the port must be a number from 1 to 65535");
-    url.port = p;
-  }
+  if (authority.empty()) return BadUrl(text, "the host is missing");
+  auto hp = ParseHostPort(authority, url.https() ? 443 : 80);
+  if (!hp.ok()) return BadUrl(text, hp.error().message);
+  url.host = std::move(hp->host);
+  url.port = hp->port;
   size_t hash = tail.find('#');
   if (hash != std::string_view::npos) tail = tail.substr(0, hash);
   for (char c : tail) {

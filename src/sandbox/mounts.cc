@@ -56,6 +56,10 @@
 #include "sandbox/workspace_scan.h"
 
 namespace sepp::sandbox {
+
+uint64_t ScratchTmpfsBytes(const Limits& limits) {
+  return limits.max_memory_bytes ? limits.max_memory_bytes : kDefaultScratchTmpfsBytes;
+}
 namespace fs = std::filesystem;
 namespace {
 
@@ -212,6 +216,13 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   };
   for (const auto& r : policy.read_roots) add_root(r, false);
   for (const auto& r : policy.write_roots) add_root(r, true);
+  // Writing "/" undoes the sandbox (every deny path and protected file lies
+  // under it, and so do the start-up files that run outside it later).
+  if (auto it = roots.find("/"); it != roots.end() && it->second)
+    return Error::Make("the sandbox policy lets the command write \"/\", the whole filesystem, which undoes "
+                       "the sandbox; list the folders it needs to write instead (or run with --sandbox off "
+                       "to go without a sandbox knowingly)",
+                       "policy");
 
   // One bounded walk of each write root finds what lies anywhere in it:
   // repositories' `.git` entries (nested repositories, submodule checkouts)
@@ -275,6 +286,13 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   // that whatever lies inside another comes after it (a workspace under /tmp
   // is bound over the private /tmp, not hidden by it).
   std::vector<std::pair<std::string, std::vector<MountOp>>> groups;
+  // The private /tmp first: a root that is /tmp itself (a workspace there)
+  // then comes after it in the stable sort below and is bound on top, as
+  // the policy says, instead of being hidden by it.
+  const std::string scratch = "mode=1777,size=" + std::to_string(ScratchTmpfsBytes(policy.limits)) +
+                              ",nr_inodes=" + std::to_string(kScratchTmpfsInodes);
+  groups.push_back({"/tmp", {MountOp{MountOp::Kind::kTmpfs, "", std::string(kNew) + "/tmp", true,
+                                     false, false, scratch}}});
   for (const auto& [path, write] : roots) {
     if (path == "/proc" || path == "/dev" || IsUnder(path, "/proc") || IsUnder(path, "/dev"))
       continue;  // replaced by the sandbox's own
@@ -323,11 +341,8 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
                               {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
                               {"ptmx", "pts/ptmx"}})
     dev.push_back({MountOp::Kind::kSymlink, target, std::string(kNew) + "/dev/" + name, false});
-  dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev/shm", true, false, false,
-                 "mode=1777"});
+  dev.push_back({MountOp::Kind::kTmpfs, "", std::string(kNew) + "/dev/shm", true, false, false, scratch});
   groups.push_back({"/dev", dev});
-  groups.push_back({"/tmp", {MountOp{MountOp::Kind::kTmpfs, "", std::string(kNew) + "/tmp", true,
-                                     false, false, "mode=1777"}}});
   std::stable_sort(groups.begin(), groups.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& g : groups)

@@ -64,6 +64,15 @@ struct MountPlan {
   std::vector<std::string> git_absent;
 };
 
+// The size of each of the sandbox's private /tmp and /dev/shm: tmpfs pages
+// are the host's RAM and count against no rlimit of the command, so they are
+// bounded like the command itself: by limits.memory when the policy sets it,
+// else 1 GiB each. A command that fills one gets ENOSPC ("No space left on
+// device"), as on a full disk. The inode count is bounded too.
+constexpr uint64_t kDefaultScratchTmpfsBytes = 1ull << 30;
+constexpr uint64_t kScratchTmpfsInodes = 65536;
+uint64_t ScratchTmpfsBytes(const Limits& limits);
+
 // cwd: where the command starts (host path; must be visible in the sandbox).
 Result<MountPlan> BuildMountPlan(const Policy& policy, const std::filesystem::path& cwd);
 

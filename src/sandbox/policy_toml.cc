@@ -13,6 +13,7 @@
 #include "base/toml.h"
 #include "sandbox/defaults.h"
 #include "sandbox/name_patterns.h"
+#include "sandbox/proxy.h"
 
 namespace sepp::sandbox {
 namespace fs = std::filesystem;
@@ -48,14 +49,6 @@ Status StringList(const Ctx& c, const toml::node& node, const std::string& key,
     out->push_back(paths && !IsNamePattern(v) ? ResolvePath(c, v) : v);
   }
   return Ok();
-}
-
-bool ValidDomain(const std::string& d) {
-  std::string s = d.rfind("*.", 0) == 0 ? d.substr(2) : d;
-  if (s.empty() || s.size() > 253) return false;
-  for (char ch : s)
-    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.')) return false;
-  return s.front() != '.' && s.back() != '.' && s.find("..") == std::string::npos;
 }
 
 bool ValidEnvName(const std::string& n) {
@@ -166,12 +159,10 @@ Result<Policy> Build(const Ctx& c, const toml::table& root) {
       if (auto s = StringList(c, *n, "network.allow_domains", &domains, false); !s.ok())
         return s.error();
       for (size_t i = 0; i < domains.size(); ++i) {
-        std::string d = domains[i];
-        std::transform(d.begin(), d.end(), d.begin(), [](unsigned char ch) { return std::tolower(ch); });
-        if (!ValidDomain(d))
-          return At(c, (*n->as_array())[i].source(), "network.allow_domains",
-                    "\"" + domains[i] + "\" is not a host name (wildcards only as \"*.example.com\")");
-        p.allow_domains.push_back(d);
+        auto d = NormalizeAllowEntry(domains[i]);
+        if (!d.ok())
+          return At(c, (*n->as_array())[i].source(), "network.allow_domains", d.error().message);
+        p.allow_domains.push_back(std::move(*d));
       }
       if (!t->get("mode")) p.net = NetMode::kProxy;
     }
@@ -293,7 +284,7 @@ Result<Policy> ParsePolicyToml(std::string_view text, const std::string& source_
 }
 
 Result<Policy> LoadPolicyFile(const fs::path& file, const fs::path& workspace) {
-  auto text = ReadFile(file);
+  auto text = ReadBoundedFile(file, kMaxConfigFileBytes, "a sandbox policy");
   if (!text.ok())
     return Error::Make("cannot read the policy file " + file.string() + ": " + text.error().message,
                        "policy");

@@ -14,6 +14,10 @@
 #include <cstring>
 
 #include "base/log.h"
+#include "net/host_name.h"
+#include "net/http_wire.h"
+#include "net/url.h"
+#include "sandbox/egress_address.h"
 #include "sandbox/namespaces.h"
 
 namespace sepp::sandbox {
@@ -36,56 +40,35 @@ bool SendAll(int fd, std::string_view data) {
   return true;
 }
 
-bool LocalAddress(const sockaddr* sa) {
-  if (sa->sa_family == AF_INET) {
-    uint32_t a = ntohl(reinterpret_cast<const sockaddr_in*>(sa)->sin_addr.s_addr);
-    return (a >> 24) == 127 || (a >> 16) == 0xA9FE /*169.254*/ || a == 0;
-  }
-  if (sa->sa_family == AF_INET6) {
-    const in6_addr& a = reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr;
-    if (IN6_IS_ADDR_LOOPBACK(&a) || IN6_IS_ADDR_UNSPECIFIED(&a) || IN6_IS_ADDR_LINKLOCAL(&a))
-      return true;
-    if (IN6_IS_ADDR_V4MAPPED(&a)) {
-      uint32_t v4 = (uint32_t(a.s6_addr[12]) << 24) | (a.s6_addr[13] << 16) |
-                    (a.s6_addr[14] << 8) | a.s6_addr[15];
-      return (v4 >> 24) == 127 || (v4 >> 16) == 0xA9FE || v4 == 0;
+// Connects to one of `addrs`; refuses restricted ones (this machine's,
+// private networks) unless the policy names the host exactly.
+int ConnectOut(const std::vector<Endpoint>& addrs, bool exact, std::string* why) {
+  std::vector<Ipv6Bytes> own = exact ? std::vector<Ipv6Bytes>() : OwnInterfaceAddresses();
+  *why = "the name has no address";
+  for (const Endpoint& ep : addrs) {
+    const sockaddr* sa = reinterpret_cast<const sockaddr*>(&ep.addr);
+    if (!exact) {
+      std::string restricted = RestrictedAddressReason(sa, own);
+      if (!restricted.empty()) {
+        *why = "it resolves to " + restricted +
+               ", which only a name listed exactly (not by a wildcard) in network.allow_domains may reach";
+        continue;
+      }
     }
-  }
-  return false;
-}
-
-// Connects to host:port; refuses local addresses unless allow_local.
-int ConnectOut(const std::string& host, const std::string& port, bool allow_local, std::string* why) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  int rc = getaddrinfo(host.c_str(), port.c_str(), &hints, &res);
-  if (rc != 0) {
-    *why = std::string("cannot resolve the host: ") + gai_strerror(rc);
-    return -1;
-  }
-  int fd = -1;
-  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-    if (!allow_local && LocalAddress(ai->ai_addr)) {
-      *why = "it resolves to a local address of this machine";
-      continue;
-    }
-    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) continue;
     // Bounded, so that an unreachable host cannot hold up the end of a run.
     timeval tv{10, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+    if (connect(fd, sa, ep.len) == 0) {
       timeval none{0, 0};
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
-      break;
+      return fd;
     }
     *why = "cannot connect: " + ErrnoText(errno);
     close(fd);
-    fd = -1;
   }
-  freeaddrinfo(res);
-  return fd;
+  return -1;
 }
 
 // Copies both ways until either side closes or stop becomes readable.
@@ -117,58 +100,85 @@ void Pump(int a, int b, int stop, std::string_view pending_to_b) {
   }
 }
 
-bool SplitHostPort(std::string_view hp, std::string* host, std::string* port, const char* def) {
-  if (hp.empty()) return false;
-  if (hp.front() == '[') {
-    size_t close = hp.find(']');
-    if (close == std::string_view::npos) return false;
-    *host = std::string(hp.substr(1, close - 1));
-    std::string_view rest = hp.substr(close + 1);
-    *port = rest.size() > 1 && rest[0] == ':' ? std::string(rest.substr(1)) : def;
-  } else {
-    size_t colon = hp.rfind(':');
-    if (colon != std::string_view::npos && hp.find(':') == colon) {
-      *host = std::string(hp.substr(0, colon));
-      *port = std::string(hp.substr(colon + 1));
-    } else {
-      *host = std::string(hp);
-      *port = def;
-    }
+}  // namespace
+
+Result<std::string> NormalizeAllowEntry(std::string_view entry) {
+  bool wildcard = entry.rfind("*.", 0) == 0;
+  auto name = net::NormalizeHost(wildcard ? entry.substr(2) : entry);
+  if (!name.ok())
+    return Error::Make("network.allow_domains entry is not usable: " + name.error().message +
+                           " (write a host name, an IP address or \"*.example.com\")",
+                       "policy");
+  if (wildcard && net::IsIpLiteral(*name))
+    return Error::Make("network.allow_domains: a wildcard covers names, not an IP address (\"*." + *name + "\")",
+                       "policy");
+  return wildcard ? "*." + *name : *name;
+}
+
+Result<std::vector<std::string>> NormalizeAllowlist(const std::vector<std::string>& allow) {
+  std::vector<std::string> out;
+  for (const auto& entry : allow) {
+    auto e = NormalizeAllowEntry(entry);
+    if (!e.ok()) return e.error();
+    out.push_back(std::move(*e));
   }
-  if (host->empty() || port->empty() || port->size() > 5) return false;
-  for (char c : *port)
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  int p = std::stoi(*port);
-  return p > 0 && p < 65536;
+  return out;
+}
+
+namespace {
+
+// Both already normal (NormalizeHost / NormalizeAllowEntry).
+bool Matches(const std::string& entry, const std::string& host) {
+  if (entry.rfind("*.", 0) == 0) {
+    std::string_view suffix = std::string_view(entry).substr(1);  // ".example.com"
+    return !net::IsIpLiteral(host) && host.size() > suffix.size() &&
+           host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0;
+  }
+  return host == entry;
 }
 
 }  // namespace
 
 bool DomainAllowed(const std::vector<std::string>& allow, std::string_view host_in) {
-  std::string host = Lower(host_in);
-  if (!host.empty() && host.back() == '.') host.pop_back();
-  if (host.empty()) return false;
-  for (const auto& entry : allow) {
-    std::string e = Lower(entry);
-    if (e.rfind("*.", 0) == 0) {
-      std::string suffix = e.substr(1);  // ".example.com"
-      if (host.size() > suffix.size() &&
-          host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0)
-        return true;
-    } else if (host == e) {
-      return true;
-    }
+  auto host = net::NormalizeHost(host_in);
+  if (!host.ok()) return false;
+  for (const auto& raw : allow) {
+    auto entry = NormalizeAllowEntry(raw);
+    if (entry.ok() && Matches(*entry, *host)) return true;
   }
   return false;
 }
 
-EgressProxy::EgressProxy(UniqueFd listener, std::vector<std::string> allow)
-    : listener_(std::move(listener)), allow_(std::move(allow)) {}
+Result<std::vector<Endpoint>> SystemResolve(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
+  if (rc != 0) return Error::Make(std::string("cannot resolve the host: ") + gai_strerror(rc), "io");
+  std::vector<Endpoint> out;
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    if (ai->ai_addrlen > sizeof(sockaddr_storage)) continue;
+    Endpoint ep{};
+    std::memcpy(&ep.addr, ai->ai_addr, ai->ai_addrlen);
+    ep.len = ai->ai_addrlen;
+    out.push_back(ep);
+  }
+  freeaddrinfo(res);
+  return out;
+}
+
+EgressProxy::EgressProxy(UniqueFd listener, std::vector<std::string> allow, Resolver resolve)
+    : listener_(std::move(listener)), allow_(std::move(allow)), resolve_(std::move(resolve)) {}
 
 Result<std::unique_ptr<EgressProxy>> EgressProxy::Start(UniqueFd listener,
-                                                        std::vector<std::string> allow_domains) {
+                                                        std::vector<std::string> allow_domains,
+                                                        Resolver resolve) {
   if (!listener.valid()) return Error::Make("the sandbox did not hand over the proxy socket", "sandbox_unavailable");
-  std::unique_ptr<EgressProxy> p(new EgressProxy(std::move(listener), std::move(allow_domains)));
+  auto allow = NormalizeAllowlist(allow_domains);
+  if (!allow.ok()) return allow.error();
+  if (!resolve) resolve = SystemResolve;
+  std::unique_ptr<EgressProxy> p(new EgressProxy(std::move(listener), std::move(*allow), std::move(resolve)));
   auto stop = MakePipe();
   if (!stop.ok()) return stop.error();
   p->stop_r_ = std::move(stop->first);
@@ -226,97 +236,123 @@ void EgressProxy::AcceptLoop() {
   }
 }
 
+// Recorded before the answer is sent: once the command has read it, it may
+// exit and the run collect Refusals() at once.
+void EgressProxy::Record(const std::string& line) {
+  std::lock_guard lock(mu_);
+  if (std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end()) refusals_.push_back(line);
+}
+
 void EgressProxy::Refuse(int client, const std::string& host, const std::string& why) {
+  Record("the sandbox's proxy refused " + host + ": " + why);
   std::string body = "sepp sandbox: access to " + host + " was refused: " + why + "\n";
   std::string resp = "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"
                      "X-Sepp-Sandbox: denied\r\nConnection: close\r\nContent-Length: " +
                      std::to_string(body.size()) + "\r\n\r\n" + body;
   SendAll(client, resp);
-  std::lock_guard lock(mu_);
-  std::string line = "the sandbox's proxy refused " + host + ": " + why;
-  if (std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end()) refusals_.push_back(line);
+  Linger(client);
+}
+
+bool EgressProxy::Allowed(const std::string& host, bool* exact) const {
+  *exact = std::find(allow_.begin(), allow_.end(), host) != allow_.end();
+  for (const auto& entry : allow_)
+    if (Matches(entry, host)) return true;
+  return false;
 }
 
 void EgressProxy::Serve(int client) {
   // Read the request head (bounded).
   std::string head;
   char buf[8192];
-  while (head.find("\r\n\r\n") == std::string::npos) {
-    if (head.size() > 65536) return;
+  size_t head_end;
+  while ((head_end = net::FindHeadEnd(head)) == std::string::npos) {
+    if (head.size() > 65536) return BadRequest(client, "the request head is larger than 64 KiB");
     pollfd fds[2] = {{client, POLLIN, 0}, {stop_r_.get(), POLLIN, 0}};
     if (poll(fds, 2, 30000) <= 0 || fds[1].revents) return;
     ssize_t n = recv(client, buf, sizeof buf, 0);
     if (n <= 0) return;
     head.append(buf, static_cast<size_t>(n));
   }
-  size_t head_end = head.find("\r\n\r\n") + 4;
   std::string rest = head.substr(head_end);
   head.resize(head_end);
-  size_t line_end = head.find("\r\n");
-  std::string line = head.substr(0, line_end);
-  size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
-  if (sp1 == std::string::npos || sp2 == sp1) {
-    SendAll(client, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    return;
+  // One strict parser (net/http_wire.h) decides what the request is; the
+  // name it yields is validated and normalised before any check, so the
+  // allowlist and the resolver see the same string.
+  auto req = net::ParseRequestHead(head);
+  if (!req.ok()) return BadRequest(client, req.error().message);
+  const std::string& method = req->line.method;
+  std::string host, path;
+  int port = 0;
+  if (method == "CONNECT") {
+    auto hp = net::ParseHostPort(req->line.target, 443);
+    if (!hp.ok()) return BadRequest(client, hp.error().message);
+    host = hp->host;
+    port = hp->port;
+  } else {
+    // Plain HTTP: absolute-form target "http://host[:port]/path".
+    std::string_view target = req->line.target;
+    if (target.size() < 7 || Lower(target.substr(0, 7)) != "http://")
+      return BadRequest(client, "this proxy takes http:// URLs and CONNECT only");
+    auto url = net::ParseUrl(target);
+    if (!url.ok()) return BadRequest(client, url.error().message);
+    host = url->host;
+    port = url->port;
+    path = url->target;
   }
-  std::string method = line.substr(0, sp1), target = line.substr(sp1 + 1, sp2 - sp1 - 1),
-              version = line.substr(sp2 + 1);
-  std::string host, port;
   const std::string policy_note = "it is not on the sandbox policy's domain allowlist (network.allow_domains)";
+  bool exact = false;
+  if (!Allowed(host, &exact)) return Refuse(client, host, policy_note);
+  auto addrs = resolve_(host, port);
+  if (!addrs.ok()) return Refuse(client, host, addrs.error().message);
+  std::string why;
+  int up = ConnectOut(*addrs, exact, &why);
+  if (up < 0) return Refuse(client, host, why);
+  UniqueFd upstream(up);
 
   if (method == "CONNECT") {
-    if (!SplitHostPort(target, &host, &port, "443")) {
-      SendAll(client, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-      return;
-    }
-    if (!DomainAllowed(allow_, host)) return Refuse(client, host, policy_note);
-    bool exact = std::find(allow_.begin(), allow_.end(), Lower(host)) != allow_.end();
-    std::string why;
-    int up = ConnectOut(host, port, exact, &why);
-    if (up < 0) return Refuse(client, host, why);
-    UniqueFd upstream(up);
     if (!SendAll(client, "HTTP/1.1 200 Connection established\r\n\r\n")) return;
     Pump(client, up, stop_r_.get(), rest);
     return;
   }
-
-  // Plain HTTP: absolute-form target "http://host[:port]/path".
-  if (target.rfind("http://", 0) != 0) {
-    SendAll(client, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n"
-                    "sepp sandbox: this proxy takes http:// URLs and CONNECT only\n");
-    return;
-  }
-  std::string after = target.substr(7);
-  size_t slash = after.find('/');
-  std::string hostport = after.substr(0, slash);
-  std::string path = slash == std::string::npos ? "/" : after.substr(slash);
-  if (size_t at = hostport.rfind('@'); at != std::string::npos) hostport = hostport.substr(at + 1);
-  if (!SplitHostPort(hostport, &host, &port, "80")) {
-    SendAll(client, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    return;
-  }
-  if (!DomainAllowed(allow_, host)) return Refuse(client, host, policy_note);
-  bool exact = std::find(allow_.begin(), allow_.end(), Lower(host)) != allow_.end();
-  std::string why;
-  int up = ConnectOut(host, port, exact, &why);
-  if (up < 0) return Refuse(client, host, why);
-  UniqueFd upstream(up);
   // Origin-form request; drop hop-by-hop proxy headers; one request per
   // connection keeps the allowlist check per request.
-  std::string out = method + " " + path + " " + version + "\r\n";
-  size_t pos = line_end + 2;
-  while (pos < head.size() - 2) {
-    size_t e = head.find("\r\n", pos);
-    std::string h = head.substr(pos, e - pos);
-    pos = e + 2;
-    std::string lower = Lower(h.substr(0, h.find(':')));
+  std::string out = method + " " + path + " HTTP/" + std::to_string(req->line.major) + "." +
+                    std::to_string(req->line.minor) + "\r\n";
+  for (const auto& [name, value] : req->headers) {
+    std::string lower = Lower(name);
     if (lower == "proxy-connection" || lower == "proxy-authorization" || lower == "connection" ||
         lower == "keep-alive")
       continue;
-    out += h + "\r\n";
+    out += name + ": " + value + "\r\n";
   }
   out += "Connection: close\r\n\r\n";
   Pump(client, up, stop_r_.get(), out + rest);
+}
+
+// After a refusal: the client may still be sending (a body, a request
+// pipelined behind a CONNECT). Closing with unread bytes would reset the
+// connection and could destroy the answer before it is read, so end our
+// side and read what comes, a little and briefly, until the client closes.
+void EgressProxy::Linger(int client) {
+  shutdown(client, SHUT_WR);
+  char buf[4096];
+  size_t drained = 0;
+  while (drained < 65536) {
+    pollfd fds[2] = {{client, POLLIN, 0}, {stop_r_.get(), POLLIN, 0}};
+    if (poll(fds, 2, 2000) <= 0 || fds[1].revents) return;
+    ssize_t n = recv(client, buf, sizeof buf, 0);
+    if (n <= 0) return;
+    drained += static_cast<size_t>(n);
+  }
+}
+
+void EgressProxy::BadRequest(int client, const std::string& why) {
+  Record("the sandbox's proxy refused a request: " + why);
+  std::string body = "sepp sandbox: the proxy cannot use this request: " + why + "\n";
+  SendAll(client, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                  "X-Sepp-Sandbox: denied\r\nConnection: close\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body);
+  Linger(client);
 }
 
 int SendProxyListener(int channel, const char** step) {

@@ -11,13 +11,23 @@
 // port and nothing else; UDP, raw sockets and the host's loopback services
 // stay out of reach. HTTP_PROXY/HTTPS_PROXY/ALL_PROXY/NO_PROXY point at it.
 //
-// Refusals: "403 Forbidden" with a body naming the policy, and a line in
-// Refusals() for the run's denials. A destination that resolves to a
-// loopback, link-local or unspecified address is refused unless the policy
-// names that host exactly (not by wildcard): the host's own services are
-// not reachable by accident.
+// Requests are read by net/'s strict parser (ParseRequestHead) and the
+// host is validated and normalised (net::NormalizeHost: no NUL or control
+// characters, one spelling per name) before the allowlist sees it, so the
+// check and the resolver cannot disagree about which host is meant.
+//
+// Refusals: "403 Forbidden" (or "400 Bad Request" for a request it cannot
+// use) with a body naming the reason, and a line in Refusals() for the
+// run's denials. A destination that resolves to an address of this machine
+// (loopback, any interface's address) or of a private network (see
+// egress_address.h) is refused unless the policy names that host exactly
+// (not by wildcard): the host's and the LAN's services are not reachable by
+// accident.
 #pragma once
+#include <sys/socket.h>
+
 #include <atomic>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -34,14 +44,32 @@ namespace sepp::sandbox {
 constexpr uint16_t kProxyPort = 3128;
 
 // "example.com" matches itself; "*.example.com" matches any name below it
-// (not example.com itself). Case-insensitive; a trailing dot is ignored.
+// (not example.com itself, and no IP address). Both sides are normalised by
+// net::NormalizeHost (case, one trailing dot); a host that is not a valid
+// name never matches.
 bool DomainAllowed(const std::vector<std::string>& allow, std::string_view host);
+
+// An allowlist entry in normal form ("*.example.com" or a normal host), or
+// an error of kind "policy" saying what is wrong with it.
+Result<std::string> NormalizeAllowEntry(std::string_view entry);
+Result<std::vector<std::string>> NormalizeAllowlist(const std::vector<std::string>& allow);
+
+struct Endpoint {
+  sockaddr_storage addr;
+  socklen_t len;
+};
+// Name to addresses. getaddrinfo in SystemResolve; tests give the proxy
+// their own to stand in for DNS names that point at this machine.
+using Resolver = std::function<Result<std::vector<Endpoint>>(const std::string& host, int port)>;
+Result<std::vector<Endpoint>> SystemResolve(const std::string& host, int port);
 
 class EgressProxy {
  public:
   // listener: a listening TCP socket (from the sandbox's namespace).
+  // An allowlist entry that is not a valid name is an error.
   static Result<std::unique_ptr<EgressProxy>> Start(UniqueFd listener,
-                                                    std::vector<std::string> allow_domains);
+                                                    std::vector<std::string> allow_domains,
+                                                    Resolver resolve = nullptr);
   ~EgressProxy();  // stops accepting, closes every connection, joins threads
   EgressProxy(const EgressProxy&) = delete;
   EgressProxy& operator=(const EgressProxy&) = delete;
@@ -49,14 +77,19 @@ class EgressProxy {
   std::vector<std::string> Refusals() const;
 
  private:
-  EgressProxy(UniqueFd listener, std::vector<std::string> allow);
+  EgressProxy(UniqueFd listener, std::vector<std::string> allow, Resolver resolve);
   void AcceptLoop();
   void Serve(int client);
+  bool Allowed(const std::string& host, bool* exact) const;
   void Refuse(int client, const std::string& host, const std::string& why);
+  void BadRequest(int client, const std::string& why);
+  void Linger(int client);
+  void Record(const std::string& refusal);
 
   UniqueFd listener_;
   UniqueFd stop_r_, stop_w_;
-  std::vector<std::string> allow_;
+  std::vector<std::string> allow_;  // normal form
+  Resolver resolve_;
   mutable std::mutex mu_;
   std::vector<std::string> refusals_;
   struct Conn {

@@ -25,6 +25,7 @@
 #include <csignal>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "base/clock.h"
 #include "base/fd.h"
@@ -103,6 +104,26 @@ std::string ResolveCommand(const std::string& cmd, const std::vector<std::string
   return cmd;
 }
 
+// TMPDIR as the confined command sees it. sepp's own TMPDIR is usually a
+// folder the sandbox does not show (or shows read-only), so mktemp would
+// fail; unless it lies inside a write root, the command gets the private
+// /tmp instead. A TMPDIR the policy sets itself (environment.set) is kept.
+void PointTmpdirAtAWritableFolder(const Policy& policy, std::vector<std::string>* env) {
+  if (policy.env_set.count("TMPDIR")) return;
+  for (auto& e : *env) {
+    if (e.rfind("TMPDIR=", 0) != 0) continue;
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::weakly_canonical(e.substr(7), ec);
+    bool writable = false;
+    for (const auto& root : policy.write_roots) {
+      std::filesystem::path r = std::filesystem::weakly_canonical(root, ec);
+      auto rel = dir.lexically_relative(r);
+      if (!ec && !rel.empty() && *rel.begin() != "..") writable = true;
+    }
+    if (!writable) e = "TMPDIR=/tmp";
+  }
+}
+
 class Tail {
  public:
   void Add(std::string_view s) {
@@ -119,21 +140,40 @@ struct Pipes {
   UniqueFd out_r, out_w, in_r, in_w, devnull;
 };
 
+// A cancel callback may run on another thread at any time until its
+// registration is gone. It signals through a pidfd, which names this one
+// process even if its pid is reaped and reused; and the registration is
+// dropped before the child is reaped (Supervise), since a group signal by
+// pid is only safe while the pid cannot be reused.
+struct CancelHook {
+  UniqueFd pidfd;  // declared first: destroyed after the registration
+  std::unique_ptr<CancelToken::Registration> reg;
+};
+
+int OpenPidfd(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
+
+void SendSignal(int pidfd, pid_t pid, int sig) {
+  if (pidfd >= 0) {
+    syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+  } else {
+    kill(pid, sig);  // no pidfd (kernel < 5.3): the hook is dropped before the reap all the same
+  }
+}
+
 // Streams output and feeds stdin until the child exits or the deadline
 // passes; then kills whatever is left of the group. Shared by both modes.
+// hook->reg is reset before the child is reaped.
 void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const OutputFn& on_output,
-               Tail* tail, RunResult* result, int* status) {
+               Tail* tail, RunResult* result, int* status, CancelHook* hook) {
   double deadline = timeout > 0 ? MonotonicSeconds() + timeout : 0;
   size_t stdin_off = 0;
   char buf[65536];
-  bool reaped = false;
   auto emit = [&](const char* data, ssize_t n) {
     std::string_view v(data, static_cast<size_t>(n));
     tail->Add(v);
     if (on_output) on_output(v);
   };
-  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  UniqueFd pidfd_owner(pidfd);
+  int pidfd = hook->pidfd.get();
   for (;;) {
     pollfd fds[3];
     int nfds = 0;
@@ -161,10 +201,11 @@ void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const O
     }
     int n = poll(fds, static_cast<nfds_t>(nfds), wait_ms);
     if (n < 0 && errno != EINTR) break;
-    if (waitpid(pid, status, WNOHANG) == pid) {
-      // The command itself is done. Take what output is already there; a
-      // background process still holding the pipe must not keep us waiting.
-      reaped = true;
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+      // The command itself is done (not reaped yet: WNOWAIT). Take what
+      // output is already there; a background process still holding the
+      // pipe must not keep us waiting.
       if (p.out_r.valid()) {
         fcntl(p.out_r.get(), F_SETFL, O_NONBLOCK);
         ssize_t r;
@@ -191,10 +232,12 @@ void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const O
   }
   // Make sure no member of the tree lingers (a detached `sleep &` would
   // otherwise outlive the call). Confined, killing pid 1 of the namespace
-  // kills them all; unconfined, the group is the best we have.
+  // kills them all; unconfined, the group is the best we have. Both before
+  // the reap, while the pid (and so the group's id) cannot be reused.
   kill(-pid, SIGKILL);
-  kill(pid, SIGKILL);
-  while (!reaped && waitpid(pid, status, 0) < 0 && errno == EINTR) {
+  SendSignal(pidfd, pid, SIGKILL);
+  hook->reg.reset();
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {
   }
 }
 
@@ -273,12 +316,19 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
   if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
 
   RunResult result;
-  std::unique_ptr<CancelToken::Registration> reg;
-  if (cancel) reg = cancel->OnCancel([pid] { kill(-pid, SIGKILL); });
+  CancelHook hook;
+  hook.pidfd.Reset(OpenPidfd(pid));
+  if (cancel) {
+    int pidfd = hook.pidfd.get();
+    hook.reg = cancel->OnCancel([pid, pidfd] {
+      kill(-pid, SIGKILL);  // the group: safe, the leader is not reaped while registered
+      SendSignal(pidfd, pid, SIGKILL);
+    });
+  }
   double timeout = spec.timeout_s > 0 ? spec.timeout_s : policy.limits.timeout_s;
   Tail tail;
   int status = 0;
-  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status, &hook);
   FinishResult(policy, spec, timeout, status, 0, tail, cancel, &result);
   return result;
 }
@@ -312,6 +362,8 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
 
   // Fail closed: refuse before starting anything the kernel cannot confine.
   if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
+  if (policy.net == NetMode::kProxy)
+    if (auto allow = NormalizeAllowlist(policy.allow_domains); !allow.ok()) return allow.error();
   auto mounts = BuildMountPlan(policy, spec.cwd);
   if (!mounts.ok()) return mounts.error();
 
@@ -342,6 +394,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   }
 
   std::vector<std::string> env = BuildChildEnv(policy);
+  PointTmpdirAtAWritableFolder(policy, &env);
   UniqueFd proxy_parent, proxy_child;
   if (policy.net == NetMode::kProxy) {
     int sv[2];
@@ -451,12 +504,17 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (cgroup) RemoveStalePidsCgroups();  // while the command starts
   if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
   RunResult result;
-  std::unique_ptr<CancelToken::Registration> reg;
-  if (cancel) reg = cancel->OnCancel([pid] { kill(pid, SIGKILL); });
+  CancelHook hook;
+  hook.pidfd.Reset(OpenPidfd(pid));
+  if (cancel) {
+    int pidfd = hook.pidfd.get();
+    // pid 1 of the sandbox's namespace: killing it ends every process in it.
+    hook.reg = cancel->OnCancel([pid, pidfd] { SendSignal(pidfd, pid, SIGKILL); });
+  }
   double timeout = spec.timeout_s > 0 ? spec.timeout_s : policy.limits.timeout_s;
   Tail tail;
   int status = 0;
-  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status);
+  Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status, &hook);
   // pid 1 (the sandbox's init) exits 0 after writing the command's status.
   if (status_pipe.first.valid()) {
     int command_status = 0;

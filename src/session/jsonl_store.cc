@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "base/fd.h"
+#include "base/file.h"
 #include "base/log.h"
 #include "base/strings.h"
 #include "session/entry_codec.h"
@@ -260,9 +261,9 @@ class JsonlStore : public Store {
   }
 
   static Result<std::string> ReadPath(const fs::path& path) {
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (!fd.valid()) return Error::Make(IoError("could not open", path, errno), "io");
-    return ReadAll(fd.get());
+    return ReadBoundedFd(fd.get(), path, kMaxSessionFileBytes, "a session file");
   }
 
   static std::vector<FileRef> FilesIn(const fs::path& dir) {
@@ -328,13 +329,12 @@ class JsonlStore : public Store {
 
   Result<std::unique_ptr<Session>> Load(const FileRef& ref, OpenMode mode) const {
     bool append = mode == OpenMode::kAppend;
-    UniqueFd fd(::open(ref.path.c_str(), (append ? O_RDWR | O_APPEND : O_RDONLY) | O_CLOEXEC));
+    UniqueFd fd(::open(ref.path.c_str(), (append ? O_RDWR | O_APPEND : O_RDONLY | O_NONBLOCK) | O_CLOEXEC));
     if (!fd.valid()) return Error::Make(IoError("could not open session file", ref.path, errno), "io");
     if (append)
       if (Status s = LockForWriting(fd.get(), "session " + ref.id); !s.ok()) return s.error();
-    Result<std::string> text = ReadAll(fd.get());
-    if (!text.ok())
-      return Error::Make("could not read " + ref.path.string() + ": " + text.error().message, "io");
+    Result<std::string> text = ReadBoundedFd(fd.get(), ref.path, kMaxSessionFileBytes, "a session file");
+    if (!text.ok()) return text.error();
     Result<JsonlContent> c = ParseJsonlSession(*text, ref.path.string());
     if (!c.ok()) return c.error();
     if (c->bad_lines)

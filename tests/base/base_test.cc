@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "base/cancel.h"
@@ -13,6 +17,38 @@
 
 namespace sepp {
 namespace {
+
+// Configuration is read through one bounded reader: a symlink to
+// /dev/zero, a FIFO, a folder or an over-size file is refused at once with
+// a message naming the file and the limit; a regular file (through a
+// symlink too) is read whole.
+TEST(BoundedFile, RefusesWhatCouldBeReadForeverOrIsTooLarge) {
+  auto dir = std::filesystem::temp_directory_path() / ("sepp-bounded-" + NewId());
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(WriteFileAtomic(dir / "policy.toml", "[network]\n").ok());
+  std::filesystem::create_symlink(dir / "policy.toml", dir / "link.toml");
+  std::filesystem::create_symlink("/dev/zero", dir / "zero.toml");
+  ASSERT_EQ(mkfifo((dir / "fifo.toml").c_str(), 0600), 0);
+  ASSERT_TRUE(WriteFileAtomic(dir / "big.toml", std::string(5000, '#')).ok());
+
+  EXPECT_EQ(ReadBoundedFile(dir / "policy.toml", 4096, "a sandbox policy").value(), "[network]\n");
+  EXPECT_EQ(ReadBoundedFile(dir / "link.toml", 4096, "a sandbox policy").value(), "[network]\n");
+  auto zero = ReadBoundedFile(dir / "zero.toml", 4096, "a sandbox policy");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.error().message.find("a character device, not a regular file"), std::string::npos)
+      << zero.error().message;
+  EXPECT_NE(zero.error().message.find("a sandbox policy"), std::string::npos);
+  auto fifo = ReadBoundedFile(dir / "fifo.toml", 4096, "settings");  // returns at once, no writer needed
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_NE(fifo.error().message.find("a FIFO"), std::string::npos) << fifo.error().message;
+  EXPECT_FALSE(ReadBoundedFile(dir, 4096, "settings").ok());
+  auto big = ReadBoundedFile(dir / "big.toml", 4096, "settings");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("larger than 4 KiB, the limit for settings"), std::string::npos)
+      << big.error().message;
+  EXPECT_TRUE(ReadBoundedFile(dir / "big.toml", 5000, "settings").ok());  // exactly the limit
+  std::filesystem::remove_all(dir);
+}
 
 TEST(Utf8, ValidAndInvalid) {
   EXPECT_TRUE(IsValidUtf8("héllo ✓ 𝄞"));
@@ -105,6 +141,46 @@ TEST(Cancel, CallbacksRunOnceAndLateOnesAtOnce) {
   auto r2 = t.OnCancel([&] { ++n; });
   EXPECT_EQ(n, 2);
   EXPECT_TRUE(t.cancelled());
+}
+
+// Once a Registration is destroyed its callback neither runs nor is still
+// running: what it touches (a pid, an fd) may be released right after. The
+// callback below holds on until the destructor has returned or a bound
+// passes; with a destructor that does not wait it would see the return
+// while still running.
+TEST(Cancel, DestroyingARegistrationWaitsForItsRunningCallback) {
+  CancelToken t;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool entered = false, finished = false, returned = false, returned_while_running = false;
+  auto reg = t.OnCancel([&] {
+    std::unique_lock lock(mu);
+    entered = true;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::milliseconds(300), [&] { return returned; });
+    returned_while_running = returned;
+    finished = true;
+  });
+  std::thread canceller([&] { t.Cancel(); });
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return entered; });
+  }
+  reg.reset();  // must wait for the callback
+  {
+    std::lock_guard lock(mu);
+    EXPECT_TRUE(finished);
+    returned = true;
+    cv.notify_all();
+  }
+  canceller.join();
+  EXPECT_FALSE(returned_while_running);
+  // A callback may drop its own registration without waiting for itself.
+  CancelToken u;
+  std::unique_ptr<CancelToken::Registration> self;
+  self = u.OnCancel([&] { self.reset(); });
+  u.Cancel();
+  EXPECT_EQ(self, nullptr);
 }
 
 TEST(Cancel, UnregisteredCallbackDoesNotRun) {

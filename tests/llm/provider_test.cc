@@ -3,9 +3,11 @@
 // test waits for a backoff.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "llm/http_provider.h"
+#include "net/http_server.h"
 #include "support/fake_provider.h"
 
 namespace sepp::llm {
@@ -234,6 +236,42 @@ TEST(ProviderUnreachable, RefusedConnectionIsRetriedThenReported) {
   EXPECT_EQ(m.error().kind, "unreachable");
   EXPECT_NE(m.error().message.find("127.0.0.1"), std::string::npos) << m.error().message;
   EXPECT_EQ(sleeps, 2);
+}
+
+// A server that streams one endless event (here 17 MiB, past the 16 MiB
+// cap) ends the call with a clear, unretried error instead of filling
+// memory; the server sees the client stop reading.
+TEST(ProviderBounds, AnOversizedStreamEventEndsTheCallWithAClearError) {
+  std::atomic<int> requests{0};
+  net::HttpServer server([&](const net::HttpServerRequest&, net::ResponseWriter& w) {
+    ++requests;
+    w.Begin(200, {{"Content-Type", "text/event-stream"}});
+    w.Write("data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"");
+    std::string piece(1 << 20, 'a');
+    for (int i = 0; i < 17; ++i)
+      if (!w.Write(piece)) return;
+    w.Write("\"}}]}\n\n");
+    w.End();
+  });
+  ASSERT_TRUE(server.Start().ok());
+  ProviderConfig c;
+  c.api = ApiKind::kOpenAiChat;
+  c.name = "local";
+  c.base_url = "http://127.0.0.1:" + std::to_string(server.port()) + "/v1";
+  c.max_retries = 2;
+  RetryEnv env;
+  env.random01 = [] { return 0.0; };
+  env.now_s = [] { return int64_t{0}; };
+  env.sleep = [](double, CancelToken*) -> Status { return Ok(); };
+  Request r;
+  r.model = "gpt-4o";
+  r.stream = true;
+  r.messages.push_back(Message::User("hi"));
+  auto m = MakeHttpProvider(c, env)->Complete(r, {}, nullptr);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().kind, "protocol");
+  EXPECT_NE(m.error().message.find("stream event larger than 16 MiB"), std::string::npos) << m.error().message;
+  EXPECT_EQ(requests.load(), 1);  // not retried
 }
 
 TEST(ProviderUnreachable, MissingAnthropicKeyFailsBeforeAnyRequest) {

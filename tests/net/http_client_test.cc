@@ -302,6 +302,57 @@ TEST(HttpClient, KeepsTheConnectionForTheNextCall) {
   EXPECT_EQ(log.Distinct(), 1u) << "every call after the first reuses the connection";
 }
 
+// The streamed provider path stops reading once the decoder has its whole
+// answer, a few bytes before the body's end (the last event's tail, the
+// chunked terminator). Those few bytes are read, so the connection is kept
+// for the next turn; a long rest is not waited for.
+TEST(HttpClient, AStreamStoppedNearItsEndKeepsTheConnection) {
+  PeerLog log;
+  HttpServer server([&](const HttpServerRequest& req, ResponseWriter& w) {
+    log.Add(req.peer);
+    if (req.Path() == "/sized") {
+      w.Send(200, {{"Content-Type", "text/event-stream"}}, "data: done\n\ndata: [DONE]\n\n");
+      return;
+    }
+    w.Begin(200, {{"Content-Type", "text/event-stream"}});
+    w.Write("data: done\n\n");
+    w.Write("data: [DONE]\n\n");
+    w.End();
+  });
+  ASSERT_TRUE(server.Start().ok());
+  for (const char* path : {"/chunked", "/sized", "/chunked"}) {
+    HttpRequest req;
+    req.url = Url(server, path);
+    int pieces = 0;
+    HttpHandlers stop_after_first;
+    stop_after_first.on_body = [&](std::string_view) { return ++pieces < 1; };
+    ASSERT_TRUE(HttpSend(req, stop_after_first, nullptr).ok());
+    EXPECT_EQ(pieces, 1);
+  }
+  EXPECT_EQ(log.peers.size(), 3u);
+  EXPECT_EQ(log.Distinct(), 1u) << ::testing::PrintToString(log.peers);
+}
+
+TEST(HttpClient, FetchStopsAtItsBodyBound) {
+  HttpServer server([&](const HttpServerRequest&, ResponseWriter& w) {
+    w.Begin(200, {});
+    for (int i = 0; i < 64; ++i)
+      if (!w.Write(std::string(1024, 'x'))) return;
+    w.End();
+  });
+  ASSERT_TRUE(server.Start().ok());
+  HttpRequest req;
+  req.method = "GET";
+  req.url = Url(server, "/big");
+  auto small = HttpFetch(req, nullptr, 10000);
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.error().kind, "io");
+  EXPECT_NE(small.error().message.find("larger than 10000 bytes"), std::string::npos) << small.error().message;
+  auto whole = HttpFetch(req, nullptr, 65536);
+  ASSERT_TRUE(whole.ok()) << whole.error().message;
+  EXPECT_EQ(whole->body.size(), 65536u);
+}
+
 TEST(HttpClient, ConnectionsThatCannotCarryAnotherRequestAreNotKept) {
   PeerLog log;
   HttpServer server([&](const HttpServerRequest& req, ResponseWriter& w) {

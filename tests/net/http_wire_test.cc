@@ -37,6 +37,49 @@ TEST(HttpWire, RejectsHostileHeads) {
   EXPECT_FALSE(ParseHead("GET / HTTP/1.1\r\nX: " + std::string(9000, 'a') + "\r\n\r\n").ok());
 }
 
+TEST(HttpWire, RequestHeadFramingIsUnambiguous) {
+  auto ok = ParseRequestHead("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_EQ(ok->line.method, "POST");
+  EXPECT_EQ(ok->line.target, "/x");
+  EXPECT_EQ(FindHeader(ok->headers, "host"), "h");
+  for (const char* bad : {
+           "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+           "POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\n",
+           "POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+           "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\ntransfer-encoding: identity\r\n\r\n",
+           "POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+           "POST / HTTP/1.1\r\nContent-Length: 0x10\r\n\r\n",
+           "POST / HTTP/1.1\r\nContent-Length:\r\n\r\n",
+           "GET  / HTTP/1.1\r\n\r\n",
+           "GET / HTTP/2.0\r\n\r\n",
+           "G(T / HTTP/1.1\r\n\r\n",
+       }) {
+    EXPECT_FALSE(ParseRequestHead(bad).ok()) << bad;
+  }
+}
+
+// Random heads built from HTTP's own punctuation never crash the parser, and
+// an accepted one has exactly the framing headers it promises.
+TEST(HttpWire, RandomRequestHeadsNeverCrash) {
+  std::mt19937 rng(9);
+  const char* pieces[] = {"GET", "CONNECT", " ", "/", "h:1", "HTTP/1.1", "HTTP/1.0", "\r\n", "\n", ":",
+                          "Content-Length", "Transfer-Encoding", "chunked", "12", "\t", "\x01", "Host", "x"};
+  for (int round = 0; round < 5000; ++round) {
+    std::string s = round % 2 ? "" : "POST / HTTP/1.1\r\n";
+    int n = rng() % 24;
+    for (int i = 0; i < n; ++i) s += pieces[rng() % (sizeof pieces / sizeof *pieces)];
+    auto r = ParseRequestHead(s);
+    if (!r.ok()) continue;
+    int lengths = 0, codings = 0;
+    for (const auto& [k, v] : r->headers) {
+      lengths += k == "Content-Length";
+      codings += k == "Transfer-Encoding";
+    }
+    EXPECT_LE(lengths + codings, 1) << s;
+  }
+}
+
 TEST(HttpWire, StatusAndRequestLines) {
   auto s = ParseStatusLine("HTTP/1.1 429 Too Many Requests");
   ASSERT_TRUE(s.ok());

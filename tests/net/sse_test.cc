@@ -175,6 +175,33 @@ TEST(SseParser, HugeLineInTinyPieces) {
   EXPECT_EQ(n, 1);
 }
 
+// One event may not take memory without limit: a line or an event's data
+// past the cap stops the parser (too_big()) and drops what it held; events
+// before it were delivered, nothing after it is.
+TEST(SseParser, AnEventLargerThanTheCapStopsTheParser) {
+  std::vector<std::string> got;
+  SseParser p([&](const SseEvent& e) { got.push_back(e.data); }, 1024);
+  p.Feed("data: small\n\n");
+  std::string chunk(100, 'a');
+  for (int i = 0; i < 20 && !p.too_big(); ++i) p.Feed(i == 0 ? "data: " + chunk : chunk);  // one long line
+  EXPECT_TRUE(p.too_big());
+  p.Feed("\n\ndata: after\n\n");
+  EXPECT_EQ(got, std::vector<std::string>{"small"});
+
+  // Many short data lines of one event count together.
+  SseParser lines([&](const SseEvent&) { ADD_FAILURE() << "an oversized event was delivered"; }, 1024);
+  for (int i = 0; i < 100 && !lines.too_big(); ++i) lines.Feed("data: " + chunk + "\n");
+  EXPECT_TRUE(lines.too_big());
+  lines.Feed("\n");
+
+  // Right at the cap is still fine.
+  std::string exact;
+  SseParser edge([&](const SseEvent& e) { exact = e.data; }, 1024);
+  edge.Feed("data:" + std::string(1019, 'b') + "\n\n");
+  EXPECT_FALSE(edge.too_big());
+  EXPECT_EQ(exact.size(), 1019u);
+}
+
 TEST(SseParser, RandomGarbageNeverCrashes) {
   std::mt19937 rng(7);
   const char alphabet[] = "data:event:id:retry: \r\n\0\xff\xef\xbb\xbf:x";

@@ -120,7 +120,8 @@ class TlsServer {
           sni_.push_back(name ? name : "");
         }
         // Requests on this connection while the answers let the client
-        // keep it (HTTP/1.1 with a Content-Length, no "Connection: close").
+        // keep it (HTTP/1.1 with a Content-Length or chunked, no
+        // "Connection: close").
         for (;;) {
           std::string head;
           char ch;
@@ -128,7 +129,9 @@ class TlsServer {
           if (head.find("\r\n\r\n") == std::string::npos) break;  // the client closed
           std::string reply = answer_(head);
           SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
-          bool keep = reply.rfind("HTTP/1.1", 0) == 0 && reply.find("Content-Length:") != std::string::npos &&
+          bool keep = reply.rfind("HTTP/1.1", 0) == 0 &&
+                      (reply.find("Content-Length:") != std::string::npos ||
+                       reply.find("Transfer-Encoding: chunked") != std::string::npos) &&
                       reply.find("Connection: close") == std::string::npos;
           if (!keep) break;
         }

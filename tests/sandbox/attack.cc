@@ -6,6 +6,9 @@
 //   | connect-unix PATH | connect-abstract NAME | listen-tcp PORT | udp PORT
 //   | io_uring | userfaultfd | bpf | perf | keyctl | userns | mount | tiocsti
 //   | mknod PATH | read PATH | write PATH | fds | mem BYTES | open-files
+//   | chmod-setuid PATH | fchmod-setgid PATH | fchmodat-setuid PATH
+//   | fchmodat2-setgid PATH | open-setuid PATH | openat-setgid PATH
+//   | creat-setuid PATH | mkdir-setgid PATH | openat2 PATH | setcap PATH
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -20,6 +23,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -98,6 +102,29 @@ int main(int argc, char** argv) {
       len = sizeof a;
     }
     return Verdict(connect(s, reinterpret_cast<sockaddr*>(&a), len));
+  }
+  if (what == "chmod-setuid") return Verdict(chmod(arg.c_str(), 04755));
+  if (what == "fchmod-setgid") {
+    int fd = open(arg.c_str(), O_RDONLY);
+    if (fd < 0) return Verdict(fd);
+    return Verdict(fchmod(fd, 02755));
+  }
+  if (what == "fchmodat-setuid") return Verdict(fchmodat(AT_FDCWD, arg.c_str(), 06755, 0));
+  if (what == "fchmodat2-setgid") return Verdict(syscall(452, AT_FDCWD, arg.c_str(), 02755, 0));
+  if (what == "open-setuid") return Verdict(syscall(SYS_open, arg.c_str(), O_CREAT | O_WRONLY, 04755));
+  if (what == "openat-setgid") return Verdict(openat(AT_FDCWD, arg.c_str(), O_CREAT | O_WRONLY, 02755));
+  if (what == "creat-setuid") return Verdict(syscall(SYS_creat, arg.c_str(), 04755));
+  if (what == "mkdir-setgid") return Verdict(mkdir(arg.c_str(), 02775));
+  if (what == "openat2") {
+    struct {
+      uint64_t flags, mode, resolve;
+    } how = {O_CREAT | O_WRONLY, 04755, 0};
+    return Verdict(syscall(437, AT_FDCWD, arg.c_str(), &how, sizeof how));
+  }
+  if (what == "setcap") {
+    // A v2 security.capability value granting cap_setuid (bit 7), effective.
+    uint32_t value[5] = {0x02000001u, 1u << 7, 0, 0, 0};
+    return Verdict(setxattr(arg.c_str(), "security.capability", value, sizeof value, 0));
   }
   if (what == "io_uring") {
     char params[120] = {};

@@ -72,5 +72,26 @@ TEST(MountPlan, RootUnderThePrivateTmpIsStillBound) {
   fs::remove_all(ws);
 }
 
+// A workspace that is /tmp itself (sepp doctor's test run) is bound over the
+// private /tmp, not hidden by it: a protected path in it (/tmp/.sepp) then
+// has a place to be bound to.
+TEST(MountPlan, ARootThatIsTmpItselfIsBoundOverThePrivateTmp) {
+  ASSERT_EQ(fs::canonical("/tmp"), fs::path("/tmp")) << "test expects /tmp to be no symlink";
+  Policy p;
+  p.read_roots = {"/usr", "/tmp"};
+  p.write_roots = {"/tmp"};
+  auto plan = BuildMountPlan(p, "/tmp");
+  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  auto at = [&](MountOp::Kind kind) {
+    return std::find_if(plan->ops.begin(), plan->ops.end(), [&](const MountOp& op) {
+      return op.kind == kind && op.dst == plan->new_root + "/tmp";
+    });
+  };
+  auto tmpfs = at(MountOp::Kind::kTmpfs), bind = at(MountOp::Kind::kBind);
+  ASSERT_NE(tmpfs, plan->ops.end());
+  ASSERT_NE(bind, plan->ops.end());
+  EXPECT_LT(tmpfs - plan->ops.begin(), bind - plan->ops.begin());
+}
+
 }  // namespace
 }  // namespace sepp::sandbox

@@ -51,6 +51,23 @@ class SandboxCommandTest : public ::testing::Test {
   fs::path sepp_, ws_;
 };
 
+// A request that undoes the sandbox is refused; one that lets the command
+// change what runs outside it later is said out loud.
+TEST_F(SandboxCommandTest, AllowWriteOfRootIsRefusedAndOfHomeWarned) {
+  auto root = Sepp("sandbox --allow-write / -- bash -c 'echo ran'");
+  EXPECT_EQ(root.status, 125) << root.output;
+  EXPECT_THAT(root.output, HasSubstr("undoes the sandbox"));
+  EXPECT_THAT(root.output, Not(HasSubstr("ran")));
+  fs::create_directories(ws_ / "home");
+  auto home = Shell("cd '" + ws_.string() + "' && HOME='" + (ws_ / "home").string() + "' '" + sepp_.string() +
+                    "' sandbox --allow-write '~' -- bash -c 'echo ran' 2>&1 </dev/null");
+  EXPECT_EQ(home.status, 0) << home.output;
+  EXPECT_THAT(home.output, HasSubstr("warning: --allow-write ~ lets the command change your home folder"));
+  EXPECT_THAT(home.output, HasSubstr("ran"));
+  auto narrow = Sepp("sandbox --allow-write . -- bash -c 'echo ran'");
+  EXPECT_THAT(narrow.output, Not(HasSubstr("warning")));
+}
+
 TEST_F(SandboxCommandTest, ExitStatusOfTheCommand) {
   auto ok = Sepp("sandbox -- bash -c 'echo hi; exit 42'");
   EXPECT_EQ(ok.status, 42);
