@@ -25,7 +25,10 @@ Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& t
       provider_(provider),
       tools_(tools),
       on_event_(std::move(on_event)),
-      on_message_(std::move(on_message)) {}
+      on_message_(std::move(on_message)),
+      worker_(tools::MakeSessionToolWorker(config_.policy, config_.cwd)) {}
+
+Agent::~Agent() = default;
 
 void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
 
@@ -256,6 +259,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     ctx.cwd = config_.cwd;
     ctx.cancel = &cancel;
     ctx.policy = config_.policy;
+    ctx.worker = worker_.get();
     ctx.on_output = [&](std::string_view chunk) {
       Event e(EventType::kToolOutput);
       e.turn = turn;

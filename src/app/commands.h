@@ -10,6 +10,7 @@ int RunWasmCommand(int argc, char** argv);     // wasm_command.cc
 int RunSandboxCommand(int argc, char** argv);  // sandbox_command.cc
 int RunDoctorCommand(int argc, char** argv);   // doctor_command.cc
 int RunSessionsCommand(int argc, char** argv); // sessions_command.cc
+int RunToolWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
 

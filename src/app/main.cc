@@ -20,6 +20,8 @@ constexpr SubCommand kSubCommands[] = {
     {"sandbox", sepp::app::RunSandboxCommand},
     {"doctor", sepp::app::RunDoctorCommand},
     {"sessions", sepp::app::RunSessionsCommand},
+    // Not for users: the session sandbox execs it (tools/worker_main.h).
+    {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };
 
 }  // namespace
