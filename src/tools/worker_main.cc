@@ -1,6 +1,7 @@
 // One reader thread takes frames from sepp; every call runs on a thread of
-// its own (calls of one batch run in parallel, as they would in sepp) with
-// its own CancelToken, which a "cancel" frame fires. Writes of frames are
+// its own (calls of one batch run in parallel, as they would in sepp; idle
+// threads are kept for the next calls) with its own CancelToken, which a
+// "cancel" frame fires. Writes of frames are
 // serialised by one mutex.
 #include "tools/worker_main.h"
 
@@ -9,6 +10,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
+#include <optional>
+#include <vector>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -64,31 +68,63 @@ class Worker {
     (void)WriteFrame(kChannel, m);
   }
 
+  struct Job {
+    Json message;
+    int64_t id;
+    std::shared_ptr<CancelToken> token;
+  };
+
+  // A call goes to an idle thread, handed over to it alone; a new thread is
+  // made only when none is idle (a call may block for as long as bash runs),
+  // and up to kIdleThreads wait for the next calls, so a call usually costs
+  // no thread creation.
+  struct Idle {
+    std::condition_variable cv;
+    std::optional<Job> job;
+  };
+
   void StartCall(const Json& m) {
     int64_t id = m.value("id", int64_t{-1});
-    auto token = std::make_shared<CancelToken>();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      running_[id] = token;
+    Job job{m, id, std::make_shared<CancelToken>()};
+    std::lock_guard<std::mutex> lock(mu_);
+    running_[id] = job.token;
+    if (!idle_.empty()) {
+      Idle* t = idle_.back();
+      idle_.pop_back();
+      t->job = std::move(job);
+      t->cv.notify_one();
+    } else {
+      std::thread([this, job = std::move(job)]() mutable { RunJobs(std::move(job)); }).detach();
     }
-    std::thread([this, m, id, token] {
-      Json reply = {{"type", "result"}, {"id", id}};
-      try {
-        ToolResult r = RunOne(m, id, *token);
-        reply["text"] = r.text;
-        reply["is_error"] = r.is_error;
-        reply["truncated"] = r.truncated;
-        if (!r.details.is_null()) reply["details"] = r.details;
-      } catch (const std::exception& e) {
-        reply["text"] = std::string("the tool worker failed: ") + e.what();
-        reply["is_error"] = true;
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        running_.erase(id);
-      }
-      Send(reply);
-    }).detach();
+  }
+
+  void RunJobs(Job job) {
+    Idle self;
+    for (;;) {
+      Finish(job);
+      std::unique_lock<std::mutex> lock(mu_);
+      running_.erase(job.id);
+      if (idle_.size() >= kIdleThreads) return;
+      idle_.push_back(&self);
+      self.cv.wait(lock, [&] { return self.job.has_value(); });
+      job = std::move(*self.job);
+      self.job.reset();
+    }
+  }
+
+  void Finish(const Job& job) {
+    Json reply = {{"type", "result"}, {"id", job.id}};
+    try {
+      ToolResult r = RunOne(job.message, job.id, *job.token);
+      reply["text"] = r.text;
+      reply["is_error"] = r.is_error;
+      reply["truncated"] = r.truncated;
+      if (!r.details.is_null()) reply["details"] = r.details;
+    } catch (const std::exception& e) {
+      reply["text"] = std::string("the tool worker failed: ") + e.what();
+      reply["is_error"] = true;
+    }
+    Send(reply);
   }
 
   ToolResult RunOne(const Json& m, int64_t id, CancelToken& token) {
@@ -116,8 +152,10 @@ class Worker {
 
   sandbox::Policy policy_;
   std::unique_ptr<ToolRegistry> tools_;
+  static constexpr size_t kIdleThreads = 8;
   std::mutex mu_, write_mu_;
-  std::map<int64_t, std::shared_ptr<CancelToken>> running_;
+  std::map<int64_t, std::shared_ptr<CancelToken>> running_;  // guarded by mu_
+  std::vector<Idle*> idle_;                                   // guarded by mu_
 };
 
 }  // namespace
