@@ -82,6 +82,18 @@ int ToolWorker::sandbox_pid() {
 
 bool ToolWorker::EnsureStarted(std::string* why) {
   std::unique_lock<std::mutex> lock(mu_);
+  if (state_ == State::kFailed && restartable_) {
+    // The worker died (killed, out of memory): this call gets a fresh
+    // sandbox. The old one is gone already (its pid 1 ends with the worker);
+    // its reader thread has nothing left to do but return.
+    if (thread_.joinable()) thread_.join();
+    sandbox_.reset();
+    channel_ = -1;
+    sandbox_pid_ = 0;
+    failure_.clear();
+    restartable_ = false;
+    state_ = State::kIdle;
+  }
   if (state_ == State::kIdle) {
     state_ = State::kStarting;
     thread_ = std::thread([this] { Serve(); });
@@ -92,9 +104,10 @@ bool ToolWorker::EnsureStarted(std::string* why) {
   return false;
 }
 
-void ToolWorker::FailAll(const std::string& why) {
+void ToolWorker::FailAll(const std::string& why, bool restartable) {
   std::lock_guard<std::mutex> lock(mu_);
   if (state_ != State::kStopping) state_ = State::kFailed;
+  restartable_ = restartable;
   if (failure_.empty()) failure_ = why;
   for (auto& [id, p] : pending_) {
     p->result = Failure("the tool call did not finish: " + why);
@@ -107,7 +120,7 @@ void ToolWorker::FailAll(const std::string& why) {
 void ToolWorker::Serve() {
   auto started = sandbox::SessionSandbox::Start(exe_, {kToolWorkerCommand}, policy_, cwd_);
   if (!started.ok()) {
-    FailAll(started.error().message);
+    FailAll(started.error().message, false);
     return;
   }
   int channel = (*started)->channel();
@@ -128,41 +141,42 @@ void ToolWorker::Serve() {
   for (;;) {
     auto frame = ReadFrame(channel);
     if (!frame.ok()) {
-      std::string why = frame.error().kind == "eof" ? "the session sandbox's tool worker exited"
-                                                    : frame.error().message;
+      bool exited = frame.error().kind == "eof";
+      std::string why = exited ? "the session sandbox's tool worker exited" : frame.error().message;
       std::string err;
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (sandbox_) err = sandbox_->TakeStderr();
       }
       if (!err.empty()) why += " (" + err.substr(0, 2000) + ")";
-      FailAll(why);
+      if (exited) why += "; the next call starts a fresh session sandbox (with a new /tmp)";
+      FailAll(why, exited);
       return;
     }
-    const Json& m = *frame;
-    int64_t id = m.value("id", int64_t{-1});
-    std::string type = m.value("type", "");
+    auto reply = ParseWorkerReply(*frame);
+    if (!reply.ok()) {
+      FailAll("the tool worker broke the protocol: " + reply.error().message, false);
+      return;
+    }
     std::shared_ptr<Pending> p;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = pending_.find(id);
+      auto it = pending_.find(reply->id);
       if (it == pending_.end()) continue;  // a call that was cancelled and returned
       p = it->second;
-      if (type == "result") {
-        p->result.text = m.value("text", "");
-        p->result.is_error = m.value("is_error", false);
-        p->result.truncated = m.value("truncated", false);
-        if (auto d = m.find("details"); d != m.end()) p->result.details = *d;
+      if (reply->kind == WorkerReply::Kind::kResult) {
+        p->result.text = std::move(reply->text);
+        p->result.is_error = reply->is_error;
+        p->result.truncated = reply->truncated;
+        p->result.details = std::move(reply->details);
         p->done = true;
         pending_.erase(it);
         cv_.notify_all();
         continue;
       }
     }
-    if (type == "output") {
-      std::lock_guard<std::mutex> lock(p->output_mu);
-      if (!p->closed && p->on_output) p->on_output(m.value("text", ""));
-    }
+    std::lock_guard<std::mutex> lock(p->output_mu);
+    if (!p->closed && p->on_output) p->on_output(reply->text);
   }
 }
 

@@ -10,8 +10,10 @@
 // second whatever the worker does. Destroying the ToolWorker ends the
 // sandbox: every process in it is killed and its private /tmp is gone.
 //
-// If the sandbox cannot be set up, or the worker dies, every call fails
-// with an error that says so; nothing falls back to running unconfined.
+// If the sandbox cannot be set up, every call fails with an error that says
+// so; if the worker dies (killed, out of memory), the calls in flight fail
+// and the next one starts a fresh sandbox. Nothing ever falls back to
+// running unconfined.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -72,7 +74,8 @@ class ToolWorker {
   };
   void Serve();
   bool EnsureStarted(std::string* why);
-  void FailAll(const std::string& why);
+  // restartable: the worker died after starting; the next call restarts it.
+  void FailAll(const std::string& why, bool restartable);
 
   const sandbox::Policy policy_;
   const std::filesystem::path cwd_, exe_;
@@ -81,6 +84,7 @@ class ToolWorker {
   std::condition_variable cv_;
   enum class State { kIdle, kStarting, kRunning, kFailed, kStopping } state_ = State::kIdle;
   std::string failure_;
+  bool restartable_ = false;
   std::unique_ptr<sandbox::SessionSandbox> sandbox_;
   int channel_ = -1;
   int sandbox_pid_ = 0;

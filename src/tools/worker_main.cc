@@ -49,13 +49,15 @@ class Worker {
       auto frame = ReadFrame(kChannel);
       if (!frame.ok()) break;
       const Json& m = *frame;
-      std::string type = m.value("type", "");
-      if (type == "call") {
+      auto type = m.find("type");
+      auto id = m.find("id");
+      if (type == m.end() || !type->is_string() || id == m.end() || !id->is_number_integer())
+        continue;  // nothing sepp sends; ignored
+      if (*type == "call") {
         StartCall(m);
-      } else if (type == "cancel") {
+      } else if (*type == "cancel") {
         std::lock_guard<std::mutex> lock(mu_);
-        if (auto it = running_.find(m.value("id", int64_t{-1})); it != running_.end())
-          it->second->Cancel();
+        if (auto it = running_.find(id->get<int64_t>()); it != running_.end()) it->second->Cancel();
       }
     }
     // sepp is gone or broke the protocol: end now, the init ends the rest.
@@ -84,7 +86,7 @@ class Worker {
   };
 
   void StartCall(const Json& m) {
-    int64_t id = m.value("id", int64_t{-1});
+    int64_t id = m["id"].get<int64_t>();
     Job job{m, id, std::make_shared<CancelToken>()};
     std::lock_guard<std::mutex> lock(mu_);
     running_[id] = job.token;

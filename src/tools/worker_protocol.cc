@@ -1,5 +1,6 @@
 #include "tools/worker_protocol.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,13 +46,24 @@ Status WriteFrame(int fd, const Json& message) {
   frame.push_back(static_cast<char>(n >> 8));
   frame.push_back(static_cast<char>(n));
   frame += body;
-  return WriteAll(fd, frame);
+  // send with MSG_NOSIGNAL: a dead peer is an error here, never a SIGPIPE
+  // that ends the whole process.
+  size_t off = 0;
+  while (off < frame.size()) {
+    ssize_t w = ::send(fd, frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return Error::Make("writing to the tool worker connection: " + ErrnoText(errno));
+    off += static_cast<size_t>(w);
+  }
+  return Ok();
 }
 
 Result<Json> ReadFrame(int fd) {
   unsigned char head[4];
   ssize_t got = ReadExactly(fd, reinterpret_cast<char*>(head), 4);
-  if (got == 0) return Error::Make("the tool worker connection closed", "eof");
+  // A peer that died with data unread resets the connection: also an end.
+  if (got == 0 || (got < 0 && errno == ECONNRESET))
+    return Error::Make("the tool worker connection closed", "eof");
   if (got != 4) return Error::Make("the tool worker connection broke inside a frame header");
   uint32_t n = (uint32_t{head[0]} << 24) | (uint32_t{head[1]} << 16) | (uint32_t{head[2]} << 8) |
                uint32_t{head[3]};
@@ -65,6 +77,37 @@ Result<Json> ReadFrame(int fd) {
   if (!j.ok()) return Error::Make("a tool worker frame is not JSON: " + j.error().message);
   if (!j->is_object()) return Error::Make("a tool worker frame is not a JSON object");
   return std::move(*j);
+}
+
+Result<WorkerReply> ParseWorkerReply(const Json& m) {
+  WorkerReply r;
+  auto type = m.find("type");
+  if (type == m.end() || !type->is_string()) return Error::Make("a worker frame has no \"type\"");
+  if (*type == "output") {
+    r.kind = WorkerReply::Kind::kOutput;
+  } else if (*type != "result") {
+    return Error::Make("a worker frame has the unknown type " + type->dump());
+  }
+  auto id = m.find("id");
+  if (id == m.end() || !id->is_number_integer())
+    return Error::Make("a worker frame has no integer \"id\"");
+  r.id = id->get<int64_t>();
+  auto text = m.find("text");
+  if (text != m.end() && !text->is_string())
+    return Error::Make("a worker frame's \"text\" is not a string");
+  if (text != m.end()) r.text = text->get<std::string>();
+  for (auto [key, out] : {std::pair{"is_error", &r.is_error}, std::pair{"truncated", &r.truncated}}) {
+    auto b = m.find(key);
+    if (b == m.end()) continue;
+    if (!b->is_boolean())
+      return Error::Make(std::string("a worker frame's \"") + key + "\" is not a boolean");
+    *out = b->get<bool>();
+  }
+  if (auto d = m.find("details"); d != m.end()) {
+    if (!d->is_object()) return Error::Make("a worker frame's \"details\" is not an object");
+    r.details = *d;
+  }
+  return r;
 }
 
 Json PolicyToJson(const sandbox::Policy& p) {

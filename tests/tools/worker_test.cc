@@ -278,6 +278,30 @@ TEST_F(WorkerTest, CancelDuringABlockedCallReturns) {
   EXPECT_TRUE(Contains(Use("bash", {{"command", "echo next"}}).text, "next"));
 }
 
+TEST_F(WorkerTest, AWorkerThatDiesIsReplacedAtTheNextCall) {
+  ASSERT_FALSE(Use("bash", {{"command", "echo old >/tmp/old"}}).is_error);
+  pid_t init = worker_->sandbox_pid();
+  std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) +
+                         "/children");
+  pid_t worker = 0;
+  children >> worker;
+  ASSERT_GT(worker, 0);
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  // Calls made before sepp has seen the worker go fail, saying so; then a
+  // fresh sandbox answers (its /tmp is new).
+  ToolResult r;
+  int failed = 0;
+  for (int i = 0; i < 1000; ++i) {
+    r = Use("bash", {{"command", "cat /tmp/old 2>&1 || echo fresh"}});
+    if (!r.is_error) break;
+    ++failed;
+    EXPECT_TRUE(Contains(r.text, "exited") || Contains(r.text, "did not finish")) << r.text;
+  }
+  EXPECT_TRUE(Contains(r.text, "fresh")) << r.text;
+  EXPECT_NE(worker_->sandbox_pid(), init);
+  EXPECT_LE(failed, 999);
+}
+
 TEST_F(WorkerTest, ParallelEditsOfOneFileAllLand) {
   std::string text;
   for (int i = 0; i < 16; ++i) text += "line" + std::to_string(i) + "\n";
