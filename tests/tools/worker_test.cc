@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "base/secrets.h"
@@ -96,6 +97,23 @@ TEST_F(WorkerTest, WorkerEnvironmentAndMemoryHoldNoKey) {
   EXPECT_TRUE(Contains(b.text, "PATH=")) << b.text;  // the environments were read
   EXPECT_FALSE(Contains(b.text, "h16workerkey")) << b.text;
   EXPECT_FALSE(Contains(b.text, "ANTHROPIC_API_KEY")) << b.text;
+
+  // From inside too: the worker (pid 2 of the sandbox) and its init (pid 1)
+  // are this uid's and dumpable, so bash in the sandbox can read their
+  // memory; it holds nothing of the key.
+  const std::string dump =
+      "for p in 1 2; do grep -E '^[0-9a-f]+-[0-9a-f]+ r' /proc/$p/maps | "
+      "while read range rest; do s=$((0x${range%-*})); e=$((0x${range#*-})); "
+      "dd if=/proc/$p/mem bs=4096 skip=$((s/4096)) count=$(((e-s)/4096)) 2>/dev/null; done; done";
+  // (The pattern is written in two pieces so the command sent to the worker
+  // does not itself put the key's text into the worker's memory.)
+  ToolResult mem = Use("bash", {{"command", dump + " | wc -c; " + dump +
+                                                " | grep -ac 'h16worker''key'; true"}});
+  std::istringstream counts(mem.text);
+  long bytes = 0, hits = -1;
+  counts >> bytes >> hits;
+  EXPECT_GT(bytes, 100000) << mem.text;  // the scan read real memory
+  EXPECT_EQ(hits, 0) << mem.text;
 
   // The worker's whole memory, read by its ancestor (this process).
   pid_t init = worker_->sandbox_pid();
