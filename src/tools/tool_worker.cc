@@ -64,6 +64,7 @@ ToolWorker::~ToolWorker() {
   }
   if (thread_.joinable()) thread_.join();
   sandbox_.reset();  // kills pid 1 of the sandbox, and with it everything in it
+  retired_.clear();
 }
 
 bool ToolWorker::Covers(const std::string& name, const ToolContext& ctx) const {
@@ -87,7 +88,10 @@ bool ToolWorker::EnsureStarted(std::string* why) {
     // sandbox. The old one is gone already (its pid 1 ends with the worker);
     // its reader thread has nothing left to do but return.
     if (thread_.joinable()) thread_.join();
-    sandbox_.reset();
+    // Kept, not destroyed: a call that raced with the death may still write
+    // to its channel, which must stay this dead socket (a closed descriptor
+    // number could by now name another file).
+    retired_.push_back(std::move(sandbox_));
     channel_ = -1;
     sandbox_pid_ = 0;
     failure_.clear();
@@ -195,6 +199,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
     }
   } close_output{pending};
   int64_t id;
+  int channel;  // this sandbox's, even if a later call replaces it
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ != State::kRunning)
@@ -202,6 +207,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
                      (failure_.empty() ? std::string("the session is ending") : failure_));
     id = next_id_++;
     pending_[id] = shared;
+    channel = channel_;
   }
   Json call = {{"type", "call"},     {"id", id},
                {"tool", name},       {"args", args},
@@ -210,7 +216,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
   Status sent;
   {
     std::lock_guard<std::mutex> lock(write_mu_);
-    sent = WriteFrame(channel_, call);
+    sent = WriteFrame(channel, call);
   }
   if (!sent.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -232,7 +238,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
     lock.unlock();
     {
       std::lock_guard<std::mutex> wlock(write_mu_);
-      (void)WriteFrame(channel_, {{"type", "cancel"}, {"id", id}});
+      (void)WriteFrame(channel, {{"type", "cancel"}, {"id", id}});
     }
     lock.lock();
     cv_.wait_for(lock, kCancelGrace, [&] { return pending.done; });

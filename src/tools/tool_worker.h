@@ -23,6 +23,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "base/json.h"
 #include "sandbox/policy.h"
@@ -86,6 +87,7 @@ class ToolWorker {
   std::string failure_;
   bool restartable_ = false;
   std::unique_ptr<sandbox::SessionSandbox> sandbox_;
+  std::vector<std::unique_ptr<sandbox::SessionSandbox>> retired_;  // ones whose worker died
   int channel_ = -1;
   int sandbox_pid_ = 0;
   std::thread thread_;
