@@ -211,7 +211,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
   }
   Json call = {{"type", "call"},     {"id", id},
                {"tool", name},       {"args", args},
-               {"cwd", ctx.cwd.string()}, {"output_dir", ctx.output_dir.string()},
+               {"cwd", ctx.cwd.string()},
                {"stream", static_cast<bool>(ctx.on_output)}};
   Status sent;
   {

@@ -140,7 +140,10 @@ class Worker {
     }
     ToolContext ctx;
     ctx.cwd = m.value("cwd", "");
-    ctx.output_dir = m.value("output_dir", "");
+    // bash's saved outputs go to the session's own /tmp, whatever TMPDIR
+    // says (the host's TMPDIR may not even be visible here): the note in
+    // the result names a file that read, grep and bash can open.
+    ctx.output_dir = "/tmp/sepp-" + std::to_string(geteuid()) + "-output";
     ctx.cancel = &token;
     ctx.policy = &policy_;
     if (m.value("stream", false))

@@ -7,7 +7,7 @@
 //
 //   sepp -> worker  {"type":"hello","policy":{...},"cwd":"..."}      first, once
 //                   {"type":"call","id":N,"tool":"read","args":{...},
-//                    "cwd":"...","output_dir":"..."}
+//                    "cwd":"...","stream":b}
 //                   {"type":"cancel","id":N}
 //   worker -> sepp  {"type":"output","id":N,"text":"..."}            bash's partial output
 //                   {"type":"result","id":N,"text":"...","is_error":b,
