@@ -3,12 +3,15 @@
 // legitimate work that must still succeed.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -266,7 +269,15 @@ TEST_F(WorkerTest, SymlinkAndFolderSwapsRacedAgainstEveryToolNeverLeak) {
 
 TEST_F(WorkerTest, FifosDevicesAndSocketsAreRefusedWithoutBlocking) {
   ASSERT_EQ(mkfifo((ws_ / "pipe").c_str(), 0600), 0);
-  for (const std::string& p : {(ws_ / "pipe").string(), std::string("/dev/zero"),
+  int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string sock_path = (ws_ / "sock").string();
+  ASSERT_LT(sock_path.size(), sizeof addr.sun_path);
+  memcpy(addr.sun_path, sock_path.c_str(), sock_path.size() + 1);
+  ASSERT_EQ(bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(sock, 1), 0);
+  for (const std::string& p : {(ws_ / "pipe").string(), sock_path, std::string("/dev/zero"),
                                std::string("/dev/tty"), std::string("/dev/null")}) {
     ToolResult r = Use("read", {{"path", p}});
     EXPECT_TRUE(r.is_error) << p << ": " << r.text;
@@ -281,6 +292,8 @@ TEST_F(WorkerTest, FifosDevicesAndSocketsAreRefusedWithoutBlocking) {
   ToolResult g = Use("grep", {{"pattern", "needle"}});
   EXPECT_TRUE(Contains(g.text, "text.txt")) << g.text;
   EXPECT_TRUE(fs::is_fifo(ws_ / "pipe"));  // write did not replace it
+  EXPECT_TRUE(fs::is_socket(ws_ / "sock"));
+  close(sock);
 }
 
 TEST_F(WorkerTest, CancelDuringABlockedCallReturns) {
