@@ -27,7 +27,10 @@ Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& t
       tools_(tools),
       // Front ends see only redacted events (agent/event_redactor.h).
       on_event_(on_event ? EventSink(EventRedactor(std::move(on_event))) : EventSink()),
-      on_message_(std::move(on_message)) {}
+      on_message_(std::move(on_message)),
+      worker_(tools::MakeSessionToolWorker(config_.policy, config_.cwd)) {}
+
+Agent::~Agent() = default;
 
 void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
 
@@ -258,6 +261,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     ctx.cwd = config_.cwd;
     ctx.cancel = &cancel;
     ctx.policy = config_.policy;
+    ctx.worker = worker_.get();
     ctx.on_output = [&](std::string_view chunk) {
       Event e(EventType::kToolOutput);
       e.turn = turn;

@@ -11,7 +11,8 @@
 // Contract: Prompt never throws. A tool that is unknown, gets arguments that
 // are not JSON or of any wrong shape, or fails, becomes an error result the
 // model can read.
-// Thread-compatible: one Prompt at a time per Agent.
+// Thread-compatible: one Prompt at a time per Agent. Each Agent (a
+// sub-agent's too) has its own session sandbox for its tools.
 #pragma once
 #include <filesystem>
 #include <functional>
@@ -27,6 +28,7 @@
 #include "llm/provider.h"
 #include "sandbox/policy.h"
 #include "tools/tool.h"
+#include "tools/tool_worker.h"
 
 namespace sepp::agent {
 
@@ -66,6 +68,8 @@ class Agent {
  public:
   Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& tools,
         EventSink on_event, MessageRecorder on_message);
+  // Ends the session sandbox: every process in it is killed.
+  ~Agent();
 
   // The conversation so far (for -c/-r): replaces the history.
   void SetHistory(std::vector<llm::Message> history);
@@ -100,6 +104,9 @@ class Agent {
   std::mutex emit_mu_;
   std::vector<llm::Message> messages_;
   llm::Usage total_usage_;
+  // The session sandbox the tools run in (null with --sandbox off, or when
+  // no worker executable is set); started at the first tool call.
+  std::unique_ptr<tools::ToolWorker> worker_;
 };
 
 }  // namespace sepp::agent

@@ -23,6 +23,8 @@ constexpr SubCommand kSubCommands[] = {
     {"sessions", sepp::app::RunSessionsCommand},
     {"trust", sepp::app::RunTrustCommand},
     {"replay", sepp::app::RunReplayCommand},
+    // Not for users: the session sandbox execs it (tools/worker_main.h).
+    {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };
 
 }  // namespace

@@ -19,6 +19,7 @@ struct Limits {
   uint64_t max_memory_bytes = 0;
   uint64_t max_file_bytes = 0;
   uint64_t max_open_files = 0;
+  bool operator==(const Limits&) const = default;
 };
 
 struct Policy {
@@ -40,6 +41,7 @@ struct Policy {
   std::vector<std::string> env_allow_secrets;
   std::map<std::string, std::string> env_set;
   Limits limits;
+  bool operator==(const Policy&) const = default;
 };
 
 }  // namespace sepp::sandbox

@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <csignal>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 
@@ -49,6 +50,7 @@ namespace {
 const char* const kDefaultEnv[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL",
                                    "LC_CTYPE", "TERM", "TZ", "SHELL", "TMPDIR"};
 constexpr size_t kTailBytes = 16384;
+std::atomic<bool> inside_session_sandbox{false};
 
 // In the unconfined child, between fork and exec: only async-signal-safe calls.
 [[noreturn]] void ExecChild(const RunSpec& spec, int out_fd, int in_fd,
@@ -335,6 +337,8 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
 
 }  // namespace
 
+void MarkInsideSessionSandbox() { inside_session_sandbox = true; }
+
 std::vector<std::string> BuildChildEnv(const Policy& policy) {
   std::vector<std::string> names(policy.env_allow.begin(), policy.env_allow.end());
   if (names.empty()) names.assign(std::begin(kDefaultEnv), std::end(kDefaultEnv));
@@ -358,7 +362,7 @@ std::vector<std::string> BuildChildEnv(const Policy& policy) {
 Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn& on_output,
                       CancelToken* cancel) {
   if (spec.argv.empty()) return Error::Make("no command given", "usage");
-  if (!policy.enabled) return RunUnconfined(spec, policy, on_output, cancel);
+  if (!policy.enabled || inside_session_sandbox) return RunUnconfined(spec, policy, on_output, cancel);
 
   // Fail closed: refuse before starting anything the kernel cannot confine.
   if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();

@@ -60,6 +60,12 @@ using OutputFn = std::function<void(std::string_view)>;
 Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn& on_output,
                       CancelToken* cancel);
 
+// Called once by the session sandbox's tool worker (tools/worker_main.h):
+// this process is already confined by the session's policy, so Run() only
+// starts the command in its own session and process group with its time
+// limit and kills its whole tree at the end, and still explains denials.
+void MarkInsideSessionSandbox();
+
 // The environment a child gets under policy: the allowlisted names taken
 // from sepp's own environment, minus anything secret-looking, plus env_set.
 std::vector<std::string> BuildChildEnv(const Policy& policy);

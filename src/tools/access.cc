@@ -7,11 +7,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The path with every symlink that exists resolved, normalised.
+// The path with every symlink that exists resolved, normalised; empty when
+// it cannot be resolved (a symlink loop, a chain longer than PATH_MAX, a
+// folder that cannot be searched).
 std::string Real(const fs::path& p) {
   std::error_code ec;
   fs::path r = fs::weakly_canonical(p, ec);
-  return (ec ? p.lexically_normal() : r).string();
+  return ec ? std::string() : r.string();
 }
 
 bool Under(const std::string& path, const std::string& root) {
@@ -30,7 +32,9 @@ std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
   std::vector<std::string> out;
   for (const auto& p : paths) {
     out.push_back(NoTrailingSlash(fs::path(p).lexically_normal().string()));
-    std::string r = NoTrailingSlash(Real(p));
+    std::string r = Real(p);
+    if (r.empty()) continue;  // only the spelling given
+    r = NoTrailingSlash(r);
     if (r != out.back()) out.push_back(r);  // both spellings: the link and its target
   }
   return out;
@@ -90,6 +94,12 @@ std::string PathGuard::Check(const fs::path& path, bool write) const {
   if (!enabled_) return "";
   std::string lexical = path.lexically_normal().string();
   std::string real = Real(path);
+  // Fail closed: what cannot be resolved here is never taken for the plain
+  // path it looks like (the kernel would follow it somewhere else).
+  if (real.empty())
+    return path.string() +
+           " cannot be resolved (a symlink loop, a chain of links longer than the system "
+           "allows, or a folder that cannot be searched), so it is refused; use the real path";
   bool secret = AnyComponent(lexical, roots_, &deny_names_, nullptr) ||
                 AnyComponent(real, roots_, &deny_names_, nullptr);
   for (const auto& d : deny_)

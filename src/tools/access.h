@@ -1,12 +1,14 @@
 // PathGuard: the file tools' side of the sandbox policy.
 //
-// read, write, edit, ls, find and grep run inside sepp, not in the sandbox,
-// so they check each path against the same Policy the kernel enforces on
-// bash: deny paths (secrets) are never read or listed, reads stay within the
+// read, write, edit, ls, find and grep run in the session sandbox's tool
+// worker (tool_worker.h), where the kernel enforces the Policy; the guard
+// stays in front for plain-words refusals and as defence in depth, checking
+// each path against the same Policy: deny paths (secrets) are never read or listed, reads stay within the
 // read roots, writes within the write roots and outside the protected paths
 // (any git directory, .sepp). Secrets match by path or by name pattern
 // (`**/.env`). Symlinks are resolved first, so a link in the workspace
-// cannot lead to ~/.ssh. With the sandbox off (policy
+// cannot lead to ~/.ssh, and a path that cannot be resolved is refused (fail
+// closed). With the sandbox off (policy
 // disabled), everything is allowed, as for bash.
 #pragma once
 #include <filesystem>

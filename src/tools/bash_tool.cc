@@ -1,12 +1,15 @@
 // bash: one shell command, run only through the sandbox launcher.
 //
 // `bash -c COMMAND` (or /bin/sh when there is no bash) runs in ctx.cwd under
-// ctx.policy (default: sandbox::DefaultToolPolicy). stdout and stderr arrive
+// ctx.policy (default: sandbox::DefaultToolPolicy): in the session sandbox
+// when this runs in its tool worker (tool_worker.h), else in a one-off
+// sandbox of its own. stdout and stderr arrive
 // interleaved in one stream; each chunk goes to ctx.on_output as it comes
 // (secrets redacted) and into an OutputCollector, so memory stays bounded
 // however much the command prints. A result over the limits keeps its head
-// and tail, and the whole output is saved to <output_dir>/<id>.log, whose
-// path the note names. The text ends with the outcome: "exit code N",
+// and tail, and the output is saved (redacted, mode 0600, capped) to
+// <output_dir>/<id>.log, whose path the note names: in the session sandbox
+// that is its private /tmp, where read and grep can open it. The text ends with the outcome: "exit code N",
 // "killed by signal N", "killed after timeout of N s" or "aborted".
 #include <csignal>
 #include <cstdlib>
@@ -56,6 +59,7 @@ std::string FirstLine(const std::string& command, size_t max_bytes) {
 class BashTool : public Tool {
  public:
   std::string name() const override { return "bash"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "Run a shell command with bash -c in the working directory, inside the sandbox "

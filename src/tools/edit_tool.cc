@@ -19,10 +19,15 @@
 #include "tools/args.h"
 #include "tools/diff.h"
 #include "tools/files.h"
+#include "tools/safe_open.h"
 #include "tools/truncate.h"
 
 namespace sepp::tools {
 namespace {
+
+// Larger files are edited with bash: edit holds the file and its new text
+// in memory.
+constexpr size_t kMaxEditBytes = 64u << 20;
 
 struct Edit {
   std::string old_string;
@@ -139,6 +144,7 @@ std::string Closest(const std::string& content, const std::string& needle) {
 class EditTool : public Tool {
  public:
   std::string name() const override { return "edit"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "Edit a file by exact text replacement. Give old_string and new_string, or edits: "
@@ -223,16 +229,24 @@ class EditTool : public Tool {
     if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);
+    // From reading the file to replacing it: another write or edit of it in
+    // the same batch waits, so neither change is lost.
+    auto update_lock = LockFileForUpdate(path);
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR)
         return ErrorResult(NotFoundMessage(ctx, path) + " To create a file use write.");
       return ErrorResult("Cannot edit " + shown + ": " + ErrnoText(errno) + ".");
     }
-    if (S_ISDIR(st.st_mode)) return ErrorResult(shown + " is a directory, not a file.");
-    if (!S_ISREG(st.st_mode)) return ErrorResult(shown + " is not a regular file.");
-    auto original = ReadFile(path);
-    if (!original) return ErrorResult("Cannot read " + shown + ": " + original.error().message + ".");
+    auto original = ReadRegularFile(path, kMaxEditBytes);
+    if (!original) {
+      if (original.error().kind == "not_regular")
+        return ErrorResult(shown + " " + original.error().message + ".");
+      if (original.error().kind == "too_large")
+        return ErrorResult("Cannot edit " + shown + ": " + original.error().message +
+                           ". Edit a file this large with bash (sed, a script).");
+      return ErrorResult("Cannot read " + shown + ": " + original.error().message + ".");
+    }
     if (LooksBinary(std::string_view(*original).substr(0, kSniffBytes)))
       return ErrorResult(shown + " is a binary file; edit works on text files only.");
     bool crlf = original->find("\r\n") != std::string::npos;

@@ -20,6 +20,7 @@ constexpr int64_t kDefaultLimit = 1000;
 class FindTool : public Tool {
  public:
   std::string name() const override { return "find"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "Find files and folders whose path matches a glob pattern. A pattern without '/' "

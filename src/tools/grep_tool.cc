@@ -21,6 +21,7 @@
 #include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
+#include "tools/safe_open.h"
 #include "tools/glob.h"
 #include "tools/truncate.h"
 #include "tools/walk.h"
@@ -107,6 +108,7 @@ class Matcher {
 class GrepTool : public Tool {
  public:
   std::string name() const override { return "grep"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "Search file contents with a regular expression (PCRE2/Perl syntax), or plain text "
@@ -254,14 +256,13 @@ class GrepTool : public Tool {
     // Returns false once the limit is reached (stop the walk).
     bool File(const std::filesystem::path& path) {
       if (ctx.cancel && ctx.cancel->cancelled()) return false;
-      struct stat st;
-      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return true;
-      if (static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
-        ++too_big;
+      // Regular files only, opened without blocking and read up to the limit
+      // (a file swapped for a FIFO or grown since the walk saw it is skipped).
+      auto data = ReadRegularFile(path, kMaxFileBytes);
+      if (!data.ok()) {
+        if (data.error().kind == "too_large") ++too_big;
         return true;
       }
-      auto data = ReadFile(path);
-      if (!data.ok()) return true;
       std::string_view text = *data;
       if (text.substr(0, kSniffBytes).find('\0') != std::string_view::npos) return true;
 

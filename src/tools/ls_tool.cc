@@ -20,6 +20,7 @@ constexpr int64_t kDefaultLimit = 500;
 class LsTool : public Tool {
  public:
   std::string name() const override { return "ls"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "List a folder's entries, sorted by name; folders end with '/'. Includes hidden "

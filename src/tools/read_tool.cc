@@ -1,7 +1,8 @@
 // read: a text file with line numbers (cat -n style), a window at a time.
 //
 // The file is streamed, so a huge log costs only the window shown plus one
-// pass counting its lines. Lines longer than kMaxLineBytes are cut, ill-formed
+// pass counting its lines, and a huge line only what is shown of it. Only
+// regular files are opened (never blocking: safe_open.h). Lines longer than kMaxLineBytes are cut, ill-formed
 // UTF-8 becomes U+FFFD, a trailing '\r' (CRLF files) is not shown. Binary
 // files and images are described, never dumped.
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
+#include "tools/safe_open.h"
 #include "tools/truncate.h"
 
 namespace sepp::tools {
@@ -24,6 +26,7 @@ constexpr int64_t kDefaultLimit = 2000;
 class ReadTool : public Tool {
  public:
   std::string name() const override { return "read"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "Read a text file. Output has line numbers (cat -n style: number, tab, text). "
@@ -66,20 +69,24 @@ class ReadTool : public Tool {
     PathGuard guard(ctx);
     if (auto why = guard.CheckRead(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR) return ErrorResult(NotFoundMessage(ctx, path));
-      return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
+    auto fd = OpenRegularFile(path);
+    if (!fd.ok()) {
+      if (fd.error().kind == "not_found") return ErrorResult(NotFoundMessage(ctx, path));
+      if (fd.error().kind == "not_regular") {
+        std::string hint = fd.error().message.rfind("is a directory", 0) == 0
+                               ? " Use ls to list it." : "";
+        return ErrorResult(shown + " " + fd.error().message + "." + hint);
+      }
+      return ErrorResult("Cannot read " + shown + ": " + fd.error().message + ".");
     }
-    if (S_ISDIR(st.st_mode))
-      return ErrorResult(shown + " is a directory, not a file. Use ls to list it.");
-    if (!S_ISREG(st.st_mode))
-      return ErrorResult(shown + " is not a regular file (a device, pipe or socket).");
+    struct stat st;
+    if (::fstat(fd->get(), &st) != 0)
+      return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
     uint64_t size = static_cast<uint64_t>(st.st_size);
-
-    std::FILE* f = std::fopen(path.c_str(), "rbe");
+    std::string sample = ReadPrefix(fd->get(), kSniffBytes);
+    std::FILE* f = ::fdopen(fd->get(), "rb");
     if (!f) return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
-    std::string sample = ReadSample(path);
+    fd->release();  // f owns it now
     if (std::string image = ImageType(sample); !image.empty()) {
       std::fclose(f);
       ToolResult r = ErrorResult(shown + " is a " + image + " image (" + HumanBytes(size) +
@@ -107,22 +114,29 @@ class ReadTool : public Tool {
     std::string out;
     int64_t line_no = 0, last_shown = 0;
     bool byte_cut = false, more = false;
-    char* buf = nullptr;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = ::getline(&buf, &cap, f)) >= 0) {
+    // Each line costs at most a little more than what is shown of it, however
+    // long it is (a 1.5 GiB one-line file is read through, not held).
+    std::string buf;
+    uint64_t len = 0;
+    while (ReadBoundedLine(f, kMaxLineBytes + 8, &buf, &len)) {
       ++line_no;
       if (line_no < first) continue;
       if (line_no - first >= max_lines || byte_cut) {
         more = true;
         break;
       }
-      std::string_view line(buf, static_cast<size_t>(len));
-      if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      std::string_view line(buf);
+      bool whole = len == buf.size();
+      if (whole && !line.empty() && line.back() == '\r') line.remove_suffix(1);
       char num[32];
       std::snprintf(num, sizeof num, "%6lld\t", static_cast<long long>(line_no));
-      std::string text = num + SanitizeUtf8(CutLine(line)) + "\n";
+      std::string shown_line = CutLine(line);
+      if (!whole) {
+        size_t kept = Utf8SafePrefix(line, kMaxLineBytes);
+        shown_line = std::string(line.substr(0, kept)) + "… [" + std::to_string(len - kept) +
+                     " more bytes]";
+      }
+      std::string text = num + SanitizeUtf8(shown_line) + "\n";
       if (last_shown > 0 && out.size() + text.size() > limits.max_bytes) {
         byte_cut = true;
         more = true;
@@ -131,7 +145,6 @@ class ReadTool : public Tool {
       out += text;
       last_shown = line_no;
     }
-    std::free(buf);
     int64_t total = line_no;
     if (more) total += CountRest(f);  // the line that stopped us is counted already
     if (total == 0) {

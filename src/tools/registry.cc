@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "tools/tool.h"
+#include "tools/tool_worker.h"
 
 namespace sepp::tools {
 
@@ -50,6 +51,8 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
 
 ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx) {
   try {
+    if (ctx.worker && tool.runs_in_worker() && ctx.worker->Covers(tool.name(), ctx))
+      return ctx.worker->Call(tool.name(), args, ctx);
     return tool.Run(args, ctx);
   } catch (const std::exception& e) {
     ToolResult r;

@@ -15,6 +15,8 @@
 
 namespace sepp::tools {
 
+class ToolWorker;
+
 struct ToolContext {
   std::filesystem::path cwd;                          // the workspace
   CancelToken* cancel = nullptr;                      // may be null
@@ -25,6 +27,9 @@ struct ToolContext {
   // /tmp/sepp-UID-output), private to the user; saved outputs older than a
   // week are removed. The agent may point it at the session's folder.
   std::filesystem::path output_dir;
+  // The session sandbox's tool worker (tool_worker.h): when set, RunTool()
+  // runs the built-in tools in it, so the kernel confines their work.
+  ToolWorker* worker = nullptr;
 };
 
 struct ToolResult {
@@ -46,10 +51,15 @@ class Tool {
   // missing files, a failing command) are results with is_error. An internal
   // fault may throw std::exception: call tools through RunTool().
   virtual ToolResult Run(const Json& args, ToolContext& ctx) = 0;
+  // True for the built-in tools that touch the filesystem or run commands:
+  // RunTool() sends them to the session's tool worker (ctx.worker).
+  virtual bool runs_in_worker() const { return false; }
 };
 
-// Runs tool; an exception it throws becomes an error result ("read failed:
-// ..."), so one faulty tool can never take down the agent. Never throws.
+// Runs tool, in the session's tool worker when ctx.worker is set and covers
+// the call (see ToolWorker::Covers), else in this process; an exception it
+// throws becomes an error result ("read failed: ..."), so one faulty tool can
+// never take down the agent. Never throws.
 ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx);
 
 // tool.Summary(args) for any argument shape the model sends: a summary that

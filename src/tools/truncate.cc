@@ -3,6 +3,7 @@
 // which case its UTF-8-safe prefix (head) or suffix (tail) is kept.
 #include "tools/truncate.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <set>
 
 #include "base/fd.h"
+#include "base/secrets.h"
 #include "base/strings.h"
 
 namespace sepp::tools {
@@ -215,11 +217,7 @@ void OutputCollector::Append(std::string_view chunk) {
     if (!WithinLimits(total_bytes_, lines, limits_)) Spill();
     return;
   }
-  if (file_ && std::fwrite(chunk.data(), 1, chunk.size(), file_) != chunk.size()) {
-    spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);
-    std::fclose(file_);
-    file_ = nullptr;
-  }
+  SaveChunk(chunk, false);
   tail_.append(chunk);
   if (tail_.size() > 2 * limits_.max_bytes + 1)
     tail_.erase(0, tail_.size() - limits_.max_bytes - 1);
@@ -235,19 +233,54 @@ void OutputCollector::Spill() {
   } else if (std::string why = PrepareOutputFolder(spill_path_.parent_path()); !why.empty()) {
     spill_error_ = why;
   } else {
-    file_ = std::fopen(spill_path_.c_str(), "wbe");
+    // Private to the user (0600) whatever the umask, and never through a
+    // link planted at the name.
+    int fd = ::open(spill_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0600);
+    if (fd >= 0) file_ = ::fdopen(fd, "wb");
     if (!file_) {
       spill_error_ = "cannot create " + spill_path_.string() + ": " + ErrnoText(errno);
-    } else if (std::fwrite(all_.data(), 1, all_.size(), file_) != all_.size()) {
-      spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);
-      std::fclose(file_);
-      file_ = nullptr;
+      if (fd >= 0) ::close(fd);
+    } else {
+      SaveChunk(all_, false);
     }
   }
   std::string().swap(all_);
 }
 
+// The saved copy is redacted like everything else that leaves a tool, and
+// stops at kMaxSavedBytes with a note saying how much more there was. A
+// secret split between two chunks is caught too: the text after the last
+// newline waits for the next chunk (up to 64 KiB of it) before redaction.
+void OutputCollector::SaveChunk(std::string_view chunk, bool last) {
+  if (!file_) return;
+  std::string_view part = chunk.substr(0, kMaxSavedBytes - saved_bytes_);
+  unsaved_bytes_ += chunk.size() - part.size();
+  saved_bytes_ += part.size();
+  pending_save_.append(part);
+  size_t cut = pending_save_.size();
+  if (!last && saved_bytes_ < kMaxSavedBytes) {
+    size_t nl = pending_save_.rfind('\n');
+    cut = nl == std::string::npos ? 0 : nl + 1;
+    if (pending_save_.size() - cut > 65536) cut = pending_save_.size();
+  }
+  if (cut == 0) return;
+  std::string text = Redact(std::string_view(pending_save_).substr(0, cut));
+  pending_save_.erase(0, cut);
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+    spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+}
+
 Truncation OutputCollector::Finish() {
+  SaveChunk({}, /*last=*/true);
+  if (file_ && unsaved_bytes_ > 0) {
+    std::string note = "\n[sepp: the saved output stops here, at " + HumanBytes(kMaxSavedBytes) +
+                       "; " + std::to_string(unsaved_bytes_) + " more bytes were not saved]\n";
+    std::fwrite(note.data(), 1, note.size(), file_);
+  }
   if (file_) {
     if (std::fclose(file_) != 0 && spill_error_.empty())
       spill_error_ = "writing " + spill_path_.string() + " failed: " + ErrnoText(errno);

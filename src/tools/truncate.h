@@ -57,7 +57,8 @@ void LimitResult(ToolResult& result, const TruncateLimits& limits = {});
 
 // Collects a stream (bash output) of any size in bounded memory: it keeps
 // the head and a tail window, and once the output exceeds the limits it
-// writes the whole stream to spill_path so nothing is lost.
+// writes the stream to spill_path (mode 0600, redacted, at most
+// kMaxSavedBytes, then a note of how much more there was).
 // Makes `dir` (mode 0700) if needed and checks that it is a folder of this
 // user's that nobody else can write and not a link; removes saved outputs
 // (*.log) older than a week in it, once per folder and process. Empty, or why not.
@@ -65,6 +66,8 @@ std::string PrepareOutputFolder(const std::filesystem::path& dir);
 
 class OutputCollector {
  public:
+  static constexpr size_t kMaxSavedBytes = 64u << 20;
+
   OutputCollector(TruncateLimits limits, std::filesystem::path spill_path);
   ~OutputCollector();
   OutputCollector(const OutputCollector&) = delete;
@@ -82,6 +85,7 @@ class OutputCollector {
 
  private:
   void Spill();
+  void SaveChunk(std::string_view chunk, bool last);
 
   TruncateLimits limits_;
   std::filesystem::path spill_path_;
@@ -93,6 +97,8 @@ class OutputCollector {
   char last_ = '\n';
   bool spilled_ = false;
   std::FILE* file_ = nullptr;
+  size_t saved_bytes_ = 0, unsaved_bytes_ = 0;
+  std::string pending_save_;  // saved output waiting for the rest of its line
   std::string spill_error_;
 };
 

@@ -1,5 +1,7 @@
 #include "tools/walk.h"
 
+#include "tools/safe_open.h"
+
 #include <algorithm>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -42,9 +44,7 @@ std::vector<Child> ListDir(const std::filesystem::path& dir) {
 }
 
 void AddIgnoreFile(IgnoreRules& rules, const std::filesystem::path& file, const std::string& base) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec)) return;
-  auto text = ReadFile(file);
+  auto text = ReadRegularFile(file, 1u << 20);  // an ignore file; never a FIFO, never huge
   if (text.ok()) rules.AddFile(*text, base);
 }
 

@@ -11,6 +11,7 @@
 #include "tools/access.h"
 #include "tools/args.h"
 #include "tools/files.h"
+#include "tools/safe_open.h"
 #include "tools/truncate.h"
 
 namespace sepp::tools {
@@ -19,6 +20,7 @@ namespace {
 class WriteTool : public Tool {
  public:
   std::string name() const override { return "write"; }
+  bool runs_in_worker() const override { return true; }
 
   std::string description() const override {
     return "Write a file: creates it (and missing parent folders) or replaces its whole "
@@ -58,6 +60,7 @@ class WriteTool : public Tool {
     if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);
+    auto update_lock = LockFileForUpdate(path);  // see edit: one change at a time per file
     struct stat st;
     bool existed = ::stat(path.c_str(), &st) == 0;
     if (existed && S_ISDIR(st.st_mode))

@@ -2,6 +2,8 @@
 // it, and a one-call way to run a tool.
 #pragma once
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,6 +16,48 @@
 
 namespace sepp::tools::testing {
 
+// Makes base/deep/D/D/... (25 folders of 200 bytes: deeper than PATH_MAX),
+// a link base/entry -> the first 15 levels, in there a link "more" -> the
+// last 10, and at the bottom a link "end" -> target and a file plain.txt.
+// Returns "entry/more": following it makes a path longer than PATH_MAX,
+// which userspace resolution gives up on while the kernel resolves it link
+// by link. Remove the tree with RemoveTree (paths in it are too long for
+// std::filesystem).
+inline std::string MakeOverLongChain(const std::filesystem::path& base,
+                                     const std::filesystem::path& target) {
+  const std::string d(200, 'D');
+  std::filesystem::create_directories(base / "deep");
+  int fd = ::open((base / "deep").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  std::string first, second;
+  for (int i = 0; i < 25; ++i) {
+    ::mkdirat(fd, d.c_str(), 0755);
+    int next = ::openat(fd, d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    fd = next;
+    std::string& part = i < 15 ? first : second;
+    part += (part.empty() ? "" : "/") + d;
+  }
+  ::symlinkat(target.c_str(), fd, "end");
+  int file = ::openat(fd, "plain.txt", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (file >= 0) {
+    ssize_t ignored = ::write(file, "plain text\n", 11);
+    (void)ignored;
+    ::close(file);
+  }
+  ::close(fd);
+  std::filesystem::create_symlink("deep/" + first, base / "entry");
+  // Level 15, reached through the link (its path is short enough).
+  int level15 = ::open((base / "entry").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ::symlinkat(second.c_str(), level15, "more");
+  ::close(level15);
+  return "entry/more";
+}
+
+inline void RemoveTree(const std::filesystem::path& p) {
+  std::string cmd = "rm -rf '" + p.string() + "'";
+  if (std::system(cmd.c_str()) != 0) std::filesystem::remove_all(p);
+}
+
 class TempDir {
  public:
   TempDir() {
@@ -22,8 +66,7 @@ class TempDir {
     path_ = made ? std::filesystem::path(made) : std::filesystem::path();
   }
   ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+    if (!path_.empty()) RemoveTree(path_);
   }
   const std::filesystem::path& path() const { return path_; }
 
