@@ -5,7 +5,9 @@
 #include <thread>
 
 #include "agent/event_redactor.h"
+#include "agent/access_retry.h"
 #include "base/log.h"
+#include "sandbox/defaults.h"
 #include "base/secrets.h"
 
 namespace sepp::agent {
@@ -32,11 +34,54 @@ Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& t
 
 Agent::~Agent() = default;
 
+Json ToJson(const Outcome& o) {
+  Json j = {{"status", ToString(o.status)},
+            {"final_text", o.final_text},
+            {"turns", o.turns},
+            {"usage",
+             {{"input", o.usage.input},
+              {"output", o.usage.output},
+              {"cache_read", o.usage.cache_read},
+              {"cache_write", o.usage.cache_write}}}};
+  if (o.status == Outcome::Status::kError) {
+    j["error"] = o.error.message;
+    j["error_kind"] = o.error.kind;
+  }
+  return j;
+}
+
 void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
+
+void Agent::SetModel(const std::string& model) {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  config_.model = model;
+}
+
+void Agent::SetThinkingBudget(int budget) {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  config_.thinking_budget = budget;
+}
+
+std::string Agent::model() const {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  return config_.model;
+}
+
+int Agent::thinking_budget() const {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  return config_.thinking_budget;
+}
+
+void Agent::AppendUser(const std::string& text) {
+  Append(llm::Message::User(text));
+  Event e(EventType::kUserMessage);
+  e.text = text;
+  Emit(e);
+}
 
 Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
   Outcome out;
-  Append(llm::Message::User(text));
+  AppendUser(text);
   for (int turn = 1;; ++turn) {
     if (turn > config_.max_turns) {
       out.status = Outcome::Status::kMaxTurns;
@@ -92,7 +137,7 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
         llm::Message m;
         m.role = llm::Role::kAssistant;
         m.stop_reason = llm::StopReason::kAborted;
-        m.model = config_.model;
+        m.model = model();
         Append(std::move(m));
         out.status = Outcome::Status::kAborted;
         return out;
@@ -107,7 +152,7 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       return out;
     }
     llm::Message assistant = std::move(reply).value();
-    if (assistant.model.empty()) assistant.model = config_.model;
+    if (assistant.model.empty()) assistant.model = model();
     if (!streamed_text && !assistant.Text().empty()) {
       // A whole (non-streamed) answer: front ends still see its text as a delta.
       Event e(EventType::kMessageDelta);
@@ -153,8 +198,15 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       Event e(EventType::kTurnFinished);
       e.turn = turn;
       Emit(e);
-      out.status = Outcome::Status::kDone;
-      return out;
+      // Steering that arrived while the model wrote its final answer is
+      // still steering: the model answers it in this prompt.
+      std::vector<std::string> steer = steering_ ? steering_() : std::vector<std::string>();
+      if (steer.empty()) {
+        out.status = Outcome::Status::kDone;
+        return out;
+      }
+      for (const std::string& s : steer) AppendUser(s);
+      continue;
     }
     for (auto& result : RunTools(assistant, turn, cancel)) Append(std::move(result));
     Event fin(EventType::kTurnFinished);
@@ -164,6 +216,10 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       out.status = Outcome::Status::kAborted;
       return out;
     }
+    // The tool boundary: steering typed while the tools ran reaches the
+    // model with their results, before it decides what to do next.
+    if (steering_)
+      for (const std::string& s : steering_()) AppendUser(s);
   }
 }
 
@@ -177,7 +233,7 @@ void Agent::MaybeCompact(CancelToken& cancel) {
 }
 
 Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& cancel) {
-  auto r = Summarise(provider_, config_.model, messages_, config_.compaction, focus, &cancel);
+  auto r = Summarise(provider_, model(), messages_, config_.compaction, focus, &cancel);
   if (!r.ok()) return r;
   std::vector<llm::Message> next{SummaryMessage(r->summary)};
   next.insert(next.end(), messages_.begin() + static_cast<ptrdiff_t>(r->first_kept),
@@ -193,8 +249,74 @@ Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& c
   return r;
 }
 
+namespace {
+
+tools::ToolResult ErrorResult(std::string text) {
+  tools::ToolResult r;
+  r.text = std::move(text);
+  r.is_error = true;
+  return r;
+}
+
+}  // namespace
+
+tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn,
+                                         CancelToken& cancel) {
+  auto req = ParseAccessRequest(call.arguments, config_.cwd);
+  if (!req.ok()) return ErrorResult(req.error().message + "; nothing was run");
+  CallMemory::Call earlier;
+  if (!past_calls_.Find(req->call_id, &earlier))
+    return ErrorResult("there is no earlier call with id \"" + req->call_id +
+                       "\" in this conversation: give the id of the call the sandbox refused");
+  tools::Tool* tool = tools_.Find(earlier.tool);
+  if (!tool) return ErrorResult("the tool \"" + earlier.tool + "\" is not available now");
+
+  PermissionRequest pr;
+  pr.call_id = call.id;
+  pr.tool = earlier.tool;
+  pr.args = earlier.args;
+  pr.widenings = req->widenings;
+  pr.justification = req->justification;
+  pr.denials = earlier.denials;
+  PermissionAnswer answer = config_.permission_gate->Ask(pr, cancel);
+  std::string what = DescribeWidenings(req->widenings);
+  if (answer.choice == PermissionChoice::kDeny) {
+    tools::ToolResult r = ErrorResult(
+        "permission denied (" + what + "): " +
+        (answer.message.empty() ? "the user said no" : answer.message) +
+        ". Do not ask again for the same access; find another way or tell the user what is "
+        "blocked.");
+    r.details = {{"denied", true}, {"permission", ToJson(answer)}};
+    return r;
+  }
+  sandbox::Policy base = config_.policy ? *config_.policy : sandbox::DefaultToolPolicy(config_.cwd);
+  sandbox::Policy wider = Widen(base, req->widenings);
+  tools::ToolContext ctx;
+  ctx.cwd = config_.cwd;
+  ctx.cancel = &cancel;
+  ctx.policy = &wider;
+  ctx.call_id = call.id;
+  ctx.on_output = [&](std::string_view chunk) {
+    Event e(EventType::kToolOutput);
+    e.turn = turn;
+    e.call_id = call.id;
+    e.tool = call.name;
+    e.text = Redact(chunk);
+    Emit(e);
+  };
+  tools::ToolResult r = tools::RunTool(*tool, earlier.args, ctx);
+  r.text = "[ran " + earlier.tool + " again with " + what + " (" + ToString(answer.choice) +
+           ")]\n" + r.text;
+  Json details = r.details.is_object() ? r.details : Json::object();
+  details["permission"] = ToJson(answer);
+  details["retried_call_id"] = req->call_id;
+  r.details = details;
+  return r;
+}
+
 llm::Request Agent::BuildRequest() const {
   llm::Request r;
+  std::lock_guard<std::mutex> lock(config_mu_);
   r.model = config_.model;
   r.system = config_.system_prompt;
   r.messages = messages_;
@@ -203,6 +325,8 @@ llm::Request Agent::BuildRequest() const {
   r.stream = config_.stream;
   for (tools::Tool* t : tools_.All())
     r.tools.push_back({t->name(), t->description(), t->parameters()});
+  if (config_.permission_gate)
+    r.tools.push_back({kRetryWithAccessTool, RetryWithAccessDescription(), RetryWithAccessParameters()});
   return r;
 }
 
@@ -240,7 +364,10 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   Emit(started);
 
   tools::ToolResult result;
-  if (cut_by_length) {
+  bool retry = !tool && call.name == kRetryWithAccessTool && config_.permission_gate;
+  if (retry && !cut_by_length && !cancel.cancelled() && call.arguments_error.empty()) {
+    result = RetryWithAccess(call, turn, cancel);
+  } else if (cut_by_length) {
     result = {"not run: the answer hit the output token limit, so these arguments may be "
               "cut off. Issue the call again (split large content into several calls).",
               true};
@@ -262,6 +389,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     ctx.cancel = &cancel;
     ctx.policy = config_.policy;
     ctx.worker = worker_.get();
+    ctx.call_id = call.id;
     ctx.on_output = [&](std::string_view chunk) {
       Event e(EventType::kToolOutput);
       e.turn = turn;
@@ -272,6 +400,14 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     };
     result = tools::RunTool(*tool, call.arguments, ctx);
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
+    if (config_.permission_gate) {
+      Json denials = result.details.is_object() ? result.details.value("denials", Json()) : Json();
+      past_calls_.Remember(call.id, {call.name, call.arguments, denials});
+      if (result.details.is_object() && result.details.value("denied", false))
+        result.text += "\n[the sandbox refused this call. If the task needs that access, call " +
+                       std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +
+                       "\", exactly what is needed, and why; the user decides]";
+    }
   }
   // Secrets never enter the context, even if a tool printed one.
   result.text = Redact(result.text);

@@ -20,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/access_retry.h"
 #include "agent/compaction.h"
 #include "agent/events.h"
+#include "agent/permission_gate.h"
 #include "base/cancel.h"
 #include "base/result.h"
 #include "llm/message.h"
@@ -45,6 +47,9 @@ struct AgentConfig {
   // The model's context window; 0 turns automatic compaction off.
   int64_t context_window = 0;
   CompactionSettings compaction;
+  // Asked when the model retries a refused call with a wider sandbox
+  // (permission_gate.h). Null: such retries are denied, saying so.
+  PermissionGate* permission_gate = nullptr;
 };
 
 // Persists a completed message (user, assistant or tool result). Must not
@@ -52,6 +57,10 @@ struct AgentConfig {
 using MessageRecorder = std::function<void(const llm::Message&)>;
 // Persists a compaction (the session's "compaction" entry). Must not throw.
 using CompactionRecorder = std::function<void(const CompactionResult&)>;
+// Called at each tool boundary (after a turn's tool results are in, before
+// the next model call): returns the steering messages to deliver now (each
+// becomes a user message), or none. Called on the agent's thread.
+using SteeringSource = std::function<std::vector<std::string>()>;
 
 struct Outcome {
   enum class Status { kDone, kError, kAborted, kMaxTurns };
@@ -63,6 +72,8 @@ struct Outcome {
 };
 
 const char* ToString(Outcome::Status s);
+// {"status", "final_text", "turns", "usage", "error"?, "error_kind"?}
+Json ToJson(const Outcome& o);
 
 class Agent {
  public:
@@ -77,6 +88,13 @@ class Agent {
   const llm::Usage& total_usage() const { return total_usage_; }
 
   void set_compaction_recorder(CompactionRecorder r) { on_compaction_ = std::move(r); }
+  void set_steering_source(SteeringSource s) { steering_ = std::move(s); }
+
+  // Take effect at the next model call; safe to call while Prompt runs.
+  void SetModel(const std::string& model);
+  void SetThinkingBudget(int budget);
+  std::string model() const;
+  int thinking_budget() const;
 
   Outcome Prompt(const std::string& text, CancelToken& cancel);
 
@@ -94,6 +112,9 @@ class Agent {
                           CancelToken& cancel);
   void Emit(const Event& e);
   void Append(llm::Message m);
+  void AppendUser(const std::string& text);  // a user message, with its event
+  // The retry_with_access tool (access_retry.h).
+  tools::ToolResult RetryWithAccess(const llm::ContentBlock& call, int turn, CancelToken& cancel);
 
   AgentConfig config_;
   llm::Provider& provider_;
@@ -101,6 +122,9 @@ class Agent {
   EventSink on_event_;
   MessageRecorder on_message_;
   CompactionRecorder on_compaction_;
+  SteeringSource steering_;
+  CallMemory past_calls_;  // what retry_with_access may name
+  mutable std::mutex config_mu_;  // model and thinking budget change mid-prompt
   std::mutex emit_mu_;
   std::vector<llm::Message> messages_;
   llm::Usage total_usage_;

@@ -1,6 +1,8 @@
 // `sepp [-p PROMPT] [options]`: the agent with a front end. Only the one-shot
 // print mode exists so far; without -p and without piped input sepp says so.
+#include <atomic>
 #include <csignal>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,21 +13,17 @@
 #include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
-#include "agent/agent_definitions.h"
-#include "agent/subagent_tool.h"
-#include "agent/system_prompt.h"
 #include "app/commands.h"
-#include "app/session_binding.h"
 #include "base/clock.h"
 #include "base/fd.h"
+#include "base/paths.h"
 #include "base/secrets.h"
 #include "front/print_mode.h"
-#include "base/terminal_text.h"
-#include "llm/models.h"
+#include "front/rpc/rpc_mode.h"
 #include "llm/provider.h"
 #include "llm/provider_source.h"
+#include "runtime/agent_session.h"
 #include "sandbox/defaults.h"
-#include "tools/tool.h"
 #include "tools/tool_worker.h"
 
 namespace sepp::app {
@@ -50,26 +48,32 @@ struct Options {
   std::string record;
   std::string replay;
   std::string replay_mode = "strict";
+  std::vector<std::string> allow_domains;
+  std::vector<std::string> allow_writes;
+  bool rpc = false;
+  std::string mode;      // pi's spelling: --mode rpc
+  bool no_themes = false;  // pi's flag, passed by pi-acp; sepp has no themes in rpc output
+  std::string session;   // pi's --session FILE|ID: resume it
 };
 
 // SIGINT/SIGTERM are blocked in every thread and taken by one waiter thread,
-// which cancels the run: no async-signal-safety puzzles, and the cancel
+// which aborts the run: no async-signal-safety puzzles, and the cancel
 // callbacks (close sockets, kill process groups) run on a normal thread.
 class SignalCanceller {
  public:
-  explicit SignalCanceller(CancelToken& token) {
+  explicit SignalCanceller(std::function<void()> abort) {
     sigemptyset(&set_);
     sigaddset(&set_, SIGINT);
     sigaddset(&set_, SIGTERM);
     sigaddset(&set_, SIGHUP);
     sigaddset(&set_, SIGUSR2);  // our own wake-up for shutdown
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this, &token] {
+    thread_ = std::thread([this, abort = std::move(abort)] {
       int sig = 0;
       while (sigwait(&set_, &sig) == 0) {
         if (sig == SIGUSR2) return;  // shutdown
         signal_ = sig;
-        token.Cancel();
+        abort();
       }
     });
   }
@@ -85,10 +89,112 @@ class SignalCanceller {
   std::atomic<int> signal_{0};
 };
 
+// The runtime's options from the command line; 0, or the exit status of a
+// usage error (already reported).
+// source: where the providers come from (live, recording or replaying,
+// docs/replay.md); it must outlive the session.
+int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
+                        std::shared_ptr<llm::ProviderSource>* source) {
+  std::filesystem::path cwd = std::filesystem::current_path();
+  auto opened = llm::ProviderSource::Open(
+      {o.provider, o.record, o.replay,
+       o.replay_mode == "lenient" ? llm::ReplayMode::kLenient : llm::ReplayMode::kStrict,
+       cwd.string(), TodayLocal()});
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return opened.error().kind == "usage" ? 2 : 1;
+  }
+  *source = std::move(opened).value();
+
+  if (!o.no_session && (!o.branch.empty() || !o.fork.empty()) && !o.continue_latest &&
+      o.resume.empty()) {
+    std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
+    return 2;
+  }
+  if (o.no_session && (o.continue_latest || !o.resume.empty())) {
+    std::fprintf(stderr, "sepp: -c/-r cannot be combined with --no-session\n");
+    return 2;
+  }
+
+  so->provider = (*source)->config();
+  so->make_provider = [src = *source] { return src->New(); };
+  so->model = o.model;
+  so->cwd = cwd;
+  if (o.trust && TrustCurrentProject(cwd) != 0) return 1;
+  so->policy = sandbox::DefaultToolPolicy(so->cwd);
+  if (o.sandbox == "off") {
+    so->policy.enabled = false;
+    std::fprintf(stderr,
+                 "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
+                 "they can read your secrets, write anywhere and use the network\n");
+  }
+  so->no_session = o.no_session;
+  so->continue_latest = o.continue_latest;
+  so->resume = o.resume;
+  so->branch_entry = o.branch;
+  so->fork_entry = o.fork;
+  so->max_turns = o.max_turns;
+  so->thinking_budget = o.thinking;
+  so->stream = !o.no_stream;
+  so->permissions.allow_domains = o.allow_domains;
+  for (const auto& w : o.allow_writes)
+    so->permissions.allow_writes.push_back(ResolveAgainst(so->cwd, ExpandUser(w).string()).string());
+  so->permissions.ask_front_end = false;  // headless: the flags answer, else deny
+
+  return 0;
+}
+
 std::string ReadStdinIfPiped() {
   if (isatty(0)) return {};
   auto data = ReadAll(0);
   return data.ok() ? *data : std::string();
+}
+
+// `sepp --rpc`: the runtime behind pi's RPC protocol on stdin/stdout.
+int RunRpc(const Options& o) {
+  runtime::SessionOptions so;
+  std::shared_ptr<llm::ProviderSource> source;
+  if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
+  so.permissions.ask_front_end = true;  // the client answers (extension UI dialogs)
+  // stdout carries the protocol only: anything else that would print there
+  // (a stray log line, a library's message) goes to stderr instead.
+  int proto = dup(1);
+  if (proto < 0 || dup2(2, 1) < 0) {
+    std::fprintf(stderr, "sepp: cannot set up stdout for --rpc\n");
+    return 1;
+  }
+  auto stop = MakePipe();
+  if (!stop.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", stop.error().message.c_str());
+    return 1;
+  }
+  int stop_w = stop->second.get();
+  // SIGTERM/SIGHUP (or SIGINT) start an orderly shutdown, as in pi; a second
+  // signal exits at once.
+  std::atomic<int> signals_seen{0};
+  SignalCanceller signals([&] {
+    if (signals_seen++ > 0) _exit(128 + SIGTERM);
+    char c = 1;
+    (void)!write(stop_w, &c, 1);
+  });
+  auto opened = runtime::AgentSession::Open(std::move(so));
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return 1;
+  }
+  front::rpc::RpcOptions ro;
+  ro.in_fd = 0;
+  ro.out_fd = proto;
+  ro.stop_fd = stop->first.get();
+  int rc = front::rpc::RunRpcMode(**opened, ro);
+  opened->reset();
+  close(proto);
+  // A cassette that did not fit the run (docs/replay.md).
+  if (std::string problems = source->Problems(); !problems.empty()) {
+    std::fprintf(stderr, "sepp: %s", problems.c_str());
+    return 3;
+  }
+  return rc;
 }
 
 }  // namespace
@@ -137,6 +243,20 @@ int RunAgentCommand(int argc, char** argv) {
   cli.add_option("--replay-mode", o.replay_mode, "strict (requests must match) | lenient (by position)")
       ->check(CLI::IsMember({"strict", "lenient"}))
       ->needs(replay);
+  cli.add_flag("--rpc", o.rpc,
+               "serve pi's RPC protocol on stdin/stdout (JSONL; see docs/rpc.md)");
+  cli.add_option("--mode", o.mode, "pi's spelling: --mode rpc is --rpc")
+      ->check(CLI::IsMember({"rpc"}));
+  cli.add_flag("--no-themes", o.no_themes, "accepted for pi compatibility (no effect)");
+  cli.add_option("--session", o.session,
+                 "resume this session (a session file's path, an id or a unique prefix); "
+                 "pi's spelling of -r");
+  cli.add_option("--allow-domain", o.allow_domains,
+                 "when the model asks to retry a refused command with network access to this "
+                 "domain (\"*.example.com\" too), allow it (headless: otherwise it is denied)");
+  cli.add_option("--allow-write", o.allow_writes,
+                 "when the model asks to retry a refused command with write access to this path "
+                 "(and below), allow it");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -144,9 +264,24 @@ int RunAgentCommand(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   o.print = print->count() > 0;
+  if (o.mode == "rpc") o.rpc = true;
+  if (!o.session.empty()) {
+    if (!o.resume.empty()) {
+      std::fprintf(stderr, "sepp: give the session once: --session or -r, not both\n");
+      return 2;
+    }
+    o.resume = o.session;
+  }
 
   signal(SIGPIPE, SIG_IGN);
   RegisterSecretsFromEnvironment();
+  if (o.rpc) {
+    if (o.print) {
+      std::fprintf(stderr, "sepp: --rpc takes its prompts on stdin: drop -p\n");
+      return 2;
+    }
+    return RunRpc(o);
+  }
 
   std::string piped = ReadStdinIfPiped();
   if (!o.print && piped.empty()) {
@@ -165,110 +300,48 @@ int RunAgentCommand(int argc, char** argv) {
   front::OutputFormat format;
   front::ParseOutputFormat(o.output, &format);
 
-  std::filesystem::path cwd = std::filesystem::current_path();
-  std::string today = TodayLocal();
-  auto source = llm::ProviderSource::Open(
-      {o.provider, o.record, o.replay,
-       o.replay_mode == "lenient" ? llm::ReplayMode::kLenient : llm::ReplayMode::kStrict, cwd.string(), today});
-  if (!source.ok()) {
-    std::fprintf(stderr, "sepp: %s\n", source.error().message.c_str());
-    return source.error().kind == "usage" ? 2 : 1;
-  }
-  const llm::ProviderConfig* config = &(*source)->config();
-  std::string model = o.model;
-  if (model.empty()) {
-    if (const char* m = getenv("SEPP_MODEL"); m && *m) model = m;
-    else model = llm::DefaultModel(config->name);
-  }
-  auto provider = (*source)->New();
+  runtime::SessionOptions so;
+  std::shared_ptr<llm::ProviderSource> source;
+  if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
 
-  if (o.trust && TrustCurrentProject(cwd) != 0) return 1;
-  sandbox::Policy policy = sandbox::DefaultToolPolicy(cwd);
-  if (o.sandbox == "off") {
-    policy.enabled = false;
-    std::fprintf(stderr,
-                 "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
-                 "they can read your secrets, write anywhere and use the network\n");
+  // Signals are blocked before the runtime starts its threads, so that only
+  // the waiter takes them.
+  std::atomic<runtime::AgentSession*> live{nullptr};
+  SignalCanceller signals([&live] {
+    if (runtime::AgentSession* s = live.load()) s->Abort();
+  });
+  auto opened = runtime::AgentSession::Open(std::move(so));
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return 1;
   }
+  std::unique_ptr<runtime::AgentSession> session = std::move(opened).value();
+  // Print mode is this session's only reader, and losing its output would be
+  // worse than holding it: its queue is effectively unbounded.
+  auto events = session->Subscribe(size_t{1} << 40);
+  std::string session_id = session->GetState().session_id;
 
-  SessionBinding session;
-  if (!o.no_session) {
-    if ((!o.branch.empty() || !o.fork.empty()) && !o.continue_latest && o.resume.empty()) {
-      std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
-      return 2;
-    }
-    SessionRequest req{cwd, config->name, model, o.continue_latest, o.resume, o.branch, o.fork};
-    if (auto st = session.Open(req); !st.ok()) {
+  front::PrintMode view(format, stdout, stderr);
+  live = session.get();
+  {
+    if (auto st = session->Prompt(prompt); !st.ok()) {
       std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
       return 1;
     }
-  } else if (o.continue_latest || !o.resume.empty()) {
-    std::fprintf(stderr, "sepp: -c/-r cannot be combined with --no-session\n");
-    return 2;
+    agent::Event e(agent::EventType::kError);
+    while (events->Pop(&e) == runtime::Subscription::Next::kEvent) {
+      view.OnEvent(e);
+      if (e.type == agent::EventType::kAgentSettled) break;
+    }
+    session->Close();  // publishes session.ended
+    while (events->Pop(&e) == runtime::Subscription::Next::kEvent) view.OnEvent(e);
   }
-
-  agent::AgentConfig ac;
-  ac.model = model;
-  ac.cwd = cwd;
-  ac.policy = &policy;
-  ac.max_turns = o.max_turns;
-  ac.thinking_budget = o.thinking;
-  ac.stream = !o.no_stream;
-  ac.context_window = llm::LookupModel(config->name, model).context_window;
-
-  std::vector<std::string> warnings;
-  auto runtime = std::make_shared<agent::SubagentRuntime>();
-  runtime->make_provider = [src = source->get()] { return src->New(); };
-  runtime->make_tools = [] { return tools::MakeBuiltinTools(); };
-  if (!o.no_session)
-    runtime->open_child_session = [&session](const std::string& task, const std::string& name) {
-      return session.OpenChild(task, name);
-    };
-  runtime->parent = ac;
-  runtime->definitions = agent::LoadAgentDefinitions(cwd, &warnings);
-  runtime->date = today;
-  for (const auto& w : warnings)  // quotes project files: shown, never obeyed by the terminal
-    std::fprintf(stderr, "sepp: %s\n", VisibleControls(w).c_str());
-
-  auto registry = tools::MakeBuiltinTools();
-  registry->Add(std::make_unique<agent::SubagentTool>(runtime, 0));
-  std::vector<agent::ToolLine> tool_lines;
-  for (tools::Tool* t : registry->All()) tool_lines.push_back({t->name(), t->description()});
-  ac.system_prompt = agent::BuildSystemPrompt(cwd, runtime->date, tool_lines,
-                                              agent::FindContextFiles(cwd));
-
-  front::PrintMode view(format, stdout, stderr);
-  agent::Agent agent(
-      ac, *provider, *registry,
-      [&](const agent::Event& e) {
-        view.OnEvent(e);
-        if (e.type == agent::EventType::kToolFinished && e.denied)
-          session.RecordDenial(e.call_id, e.tool,
-                               e.data.contains("details") ? e.data["details"].value("denials", Json())
-                                                          : Json());
-      },
-      [&](const llm::Message& m) { session.Record(m); });
-  agent.set_compaction_recorder(
-      [&](const agent::CompactionResult& r) { session.RecordCompaction(r); });
-  agent.SetHistory(session.history());
-
-  CancelToken cancel;
-  agent::Outcome outcome;
-  {
-    SignalCanceller signals(cancel);
-    agent::Event started(agent::EventType::kSessionStarted);
-    started.data = {{"session_id", session.id()}, {"model", model}, {"provider", config->name},
-                    {"cwd", cwd.string()}};
-    view.OnEvent(started);
-    outcome = agent.Prompt(prompt, cancel);
-    agent::Event ended(agent::EventType::kSessionEnded);
-    ended.data = {{"reason", agent::ToString(outcome.status)}};
-    view.OnEvent(ended);
-  }
-  view.Finish(outcome, session.id());
+  live = nullptr;
+  agent::Outcome outcome = session->LastOutcome();
+  view.Finish(outcome, session_id);
   // A cassette that did not fit the run (docs/replay.md); after an abort the
   // unasked exchanges are expected.
-  std::string problems = (*source)->Problems();
+  std::string problems = source->Problems();
   if (!problems.empty() && outcome.status != agent::Outcome::Status::kAborted) {
     std::fprintf(stderr, "sepp: %s", problems.c_str());
     return 3;
@@ -277,7 +350,7 @@ int RunAgentCommand(int argc, char** argv) {
     case agent::Outcome::Status::kDone: return 0;
     case agent::Outcome::Status::kAborted:
       std::fprintf(stderr, "sepp: aborted%s\n",
-                   session.id().empty() ? "" : "; continue with sepp -c");
+                   session_id.empty() ? "" : "; continue with sepp -c");
       return 130;
     default: return 1;
   }

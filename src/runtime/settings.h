@@ -9,7 +9,7 @@
 #include "base/result.h"
 #include "session/store.h"
 
-namespace sepp::app {
+namespace sepp::runtime {
 
 struct Settings {
   session::StoreKind session_store = session::StoreKind::kJsonl;  // [session] store
@@ -21,4 +21,4 @@ struct Settings {
 // same; a missing file is fine.
 Result<Settings> LoadSettings(const std::filesystem::path& cwd);
 
-}  // namespace sepp::app
+}  // namespace sepp::runtime
