@@ -24,6 +24,7 @@
 
 #include "sandbox/child.h"
 #include "sandbox/limits.h"
+#include "sandbox/git_control.h"
 #include "sandbox/mounts.h"
 #include "sandbox/namespaces.h"
 #include "sandbox/probe.h"
@@ -118,6 +119,7 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   sandbox->channel_ = std::move(ours);
   sandbox->stderr_ = std::move(err_pipe->first);
   sandbox->cgroup_ = std::move(cgroup);
+  sandbox->git_absent_ = mounts->git_absent;
 
   ChildFailure failure;
   ssize_t got = 0;
@@ -154,6 +156,10 @@ std::string SessionSandbox::TakeStderr() {
   while (out.size() < 65536 && (r = read(stderr_.get(), buf, sizeof buf)) > 0)
     out.append(buf, static_cast<size_t>(r));
   return out;
+}
+
+std::vector<std::string> SessionSandbox::RemovePlantedGitControl() const {
+  return sandbox::RemovePlantedGitControl(git_absent_);
 }
 
 }  // namespace sepp::sandbox

@@ -47,12 +47,19 @@ class SessionSandbox {
   // the worker); non-blocking.
   std::string TakeStderr();
   pid_t pid() const { return pid_; }
+  // Removes git control files a command created where none existed when the
+  // sandbox was set up (commondir, config.worktree: they cannot be made
+  // read-only ahead of time, see git_control.h); one line per removal, for
+  // that command's denials. The session outlives its commands, so the caller
+  // runs this after each command, not only at the end.
+  std::vector<std::string> RemovePlantedGitControl() const;
 
  private:
   SessionSandbox() = default;
   pid_t pid_ = -1;
   UniqueFd channel_, stderr_;
   std::unique_ptr<PidsCgroup> cgroup_;  // when the process limit needs one
+  std::vector<std::string> git_absent_;  // from the mount plan
 };
 
 }  // namespace sepp::sandbox

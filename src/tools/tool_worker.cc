@@ -251,7 +251,24 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
       return r;
     }
   }
-  return std::move(pending.result);
+  ToolResult result = std::move(pending.result);
+  // A command may have created git control files that could not be made
+  // read-only in advance; they go now, not when the session ends, so neither
+  // the next command nor the user's own git reads them.
+  if (name == "bash" && sandbox_) {
+    auto planted = sandbox_->RemovePlantedGitControl();
+    if (!planted.empty()) {
+      if (!result.details.is_object()) result.details = Json::object();
+      Json& denials = result.details["denials"];
+      if (!denials.is_array()) denials = Json::array();
+      for (const auto& line : planted) {
+        result.text += "[sandbox] " + line + "\n";
+        denials.push_back(line);
+      }
+      result.details["denied"] = true;
+    }
+  }
+  return result;
 }
 
 }  // namespace sepp::tools

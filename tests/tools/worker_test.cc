@@ -102,8 +102,8 @@ TEST_F(WorkerTest, WorkerEnvironmentAndMemoryHoldNoKey) {
   EXPECT_FALSE(Contains(b.text, "ANTHROPIC_API_KEY")) << b.text;
 
   // From inside too: the worker (pid 2 of the sandbox) and its init (pid 1)
-  // are this uid's and dumpable, so bash in the sandbox can read their
-  // memory; it holds nothing of the key.
+  // are this uid's but undumpable (every sepp process is, base/undumpable.h),
+  // so bash in the sandbox cannot read their memory at all.
   const std::string dump =
       "for p in 1 2; do grep -E '^[0-9a-f]+-[0-9a-f]+ r' /proc/$p/maps | "
       "while read range rest; do s=$((0x${range%-*})); e=$((0x${range#*-})); "
@@ -115,8 +115,9 @@ TEST_F(WorkerTest, WorkerEnvironmentAndMemoryHoldNoKey) {
   std::istringstream counts(mem.text);
   long bytes = 0, hits = -1;
   counts >> bytes >> hits;
-  EXPECT_GT(bytes, 100000) << mem.text;  // the scan read real memory
+  EXPECT_EQ(bytes, 0) << mem.text;  // nothing of the worker's memory was readable
   EXPECT_EQ(hits, 0) << mem.text;
+  EXPECT_TRUE(Contains(mem.text, "/proc/1/maps")) << mem.text;  // the attempt was made
 
   // The worker's whole memory, read by its ancestor (this process).
   pid_t init = worker_->sandbox_pid();
@@ -379,6 +380,27 @@ TEST_F(WorkerTest, SavedOutputIsPrivateRedactedAndReadableInTheSandbox) {
   ToolResult mode = Use("bash", {{"command", "stat -c %a " + saved + "; grep -c \"$SEPP_H16_TEST_TOKEN\" " +
                                                  saved + " || true"}});
   EXPECT_TRUE(Contains(mode.text, "600\n0\n")) << mode.text;
+}
+
+// The session sandbox lives across commands, so a git control file that
+// could not be made read-only in advance (commondir: git refuses an empty
+// one) must go after the command that planted it, not at session end: the
+// next command's git, and the user's own, would read config from elsewhere.
+TEST_F(WorkerTest, PlantedGitControlIsRemovedAfterEachCommand) {
+  ASSERT_EQ(std::system(("git init -q " + ws_.string()).c_str()), 0);
+  fs::create_directories(ws_ / "elsewhere");
+  ToolResult plant = Use("bash", {{"command", "echo ../elsewhere > .git/commondir; echo planted"}});
+  EXPECT_TRUE(Contains(plant.text, "planted")) << plant.text;
+  EXPECT_FALSE(fs::exists(ws_ / ".git" / "commondir"));
+  EXPECT_TRUE(Contains(plant.text, "[sandbox]")) << plant.text;
+  ASSERT_TRUE(plant.details.is_object());
+  EXPECT_TRUE(plant.details.value("denied", false));
+  // Legitimate git work in the same session still succeeds.
+  ToolResult work = Use("bash", {{"command", "git -c user.name=t -c user.email=t@e "
+                                             "commit -q --allow-empty -m one && git log --oneline"}});
+  EXPECT_FALSE(work.is_error) << work.text;
+  EXPECT_TRUE(Contains(work.text, "one")) << work.text;
+  EXPECT_FALSE(Contains(work.text, "[sandbox]")) << work.text;
 }
 
 }  // namespace
