@@ -19,9 +19,8 @@ std::string StringArg(const Json& args, const char* key) {
 
 Json TextContent(std::string text) {
   if (text.size() > kMaxShownOutput) {
-    size_t cut = kMaxShownOutput;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-    text = text.substr(0, cut) + "\n[... output shortened for display]";
+    text = text.substr(0, Utf8SafePrefix(text, kMaxShownOutput)) +
+           "\n[... output shortened for display]";
   }
   return {{"type", "content"}, {"content", {{"type", "text"}, {"text", std::move(text)}}}};
 }
