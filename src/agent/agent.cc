@@ -27,11 +27,54 @@ Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& t
       on_event_(std::move(on_event)),
       on_message_(std::move(on_message)) {}
 
+Json ToJson(const Outcome& o) {
+  Json j = {{"status", ToString(o.status)},
+            {"final_text", o.final_text},
+            {"turns", o.turns},
+            {"usage",
+             {{"input", o.usage.input},
+              {"output", o.usage.output},
+              {"cache_read", o.usage.cache_read},
+              {"cache_write", o.usage.cache_write}}}};
+  if (o.status == Outcome::Status::kError) {
+    j["error"] = o.error.message;
+    j["error_kind"] = o.error.kind;
+  }
+  return j;
+}
+
 void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
+
+void Agent::SetModel(const std::string& model) {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  config_.model = model;
+}
+
+void Agent::SetThinkingBudget(int budget) {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  config_.thinking_budget = budget;
+}
+
+std::string Agent::model() const {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  return config_.model;
+}
+
+int Agent::thinking_budget() const {
+  std::lock_guard<std::mutex> lock(config_mu_);
+  return config_.thinking_budget;
+}
+
+void Agent::AppendUser(const std::string& text) {
+  Append(llm::Message::User(text));
+  Event e(EventType::kUserMessage);
+  e.text = text;
+  Emit(e);
+}
 
 Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
   Outcome out;
-  Append(llm::Message::User(text));
+  AppendUser(text);
   for (int turn = 1;; ++turn) {
     if (turn > config_.max_turns) {
       out.status = Outcome::Status::kMaxTurns;
@@ -87,7 +130,7 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
         llm::Message m;
         m.role = llm::Role::kAssistant;
         m.stop_reason = llm::StopReason::kAborted;
-        m.model = config_.model;
+        m.model = model();
         Append(std::move(m));
         out.status = Outcome::Status::kAborted;
         return out;
@@ -102,7 +145,7 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       return out;
     }
     llm::Message assistant = std::move(reply).value();
-    if (assistant.model.empty()) assistant.model = config_.model;
+    if (assistant.model.empty()) assistant.model = model();
     if (!streamed_text && !assistant.Text().empty()) {
       // A whole (non-streamed) answer: front ends still see its text as a delta.
       Event e(EventType::kMessageDelta);
@@ -148,8 +191,15 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       Event e(EventType::kTurnFinished);
       e.turn = turn;
       Emit(e);
-      out.status = Outcome::Status::kDone;
-      return out;
+      // Steering that arrived while the model wrote its final answer is
+      // still steering: the model answers it in this prompt.
+      std::vector<std::string> steer = steering_ ? steering_() : std::vector<std::string>();
+      if (steer.empty()) {
+        out.status = Outcome::Status::kDone;
+        return out;
+      }
+      for (const std::string& s : steer) AppendUser(s);
+      continue;
     }
     for (auto& result : RunTools(assistant, turn, cancel)) Append(std::move(result));
     Event fin(EventType::kTurnFinished);
@@ -159,6 +209,10 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       out.status = Outcome::Status::kAborted;
       return out;
     }
+    // The tool boundary: steering typed while the tools ran reaches the
+    // model with their results, before it decides what to do next.
+    if (steering_)
+      for (const std::string& s : steering_()) AppendUser(s);
   }
 }
 
@@ -172,7 +226,7 @@ void Agent::MaybeCompact(CancelToken& cancel) {
 }
 
 Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& cancel) {
-  auto r = Summarise(provider_, config_.model, messages_, config_.compaction, focus, &cancel);
+  auto r = Summarise(provider_, model(), messages_, config_.compaction, focus, &cancel);
   if (!r.ok()) return r;
   std::vector<llm::Message> next{SummaryMessage(r->summary)};
   next.insert(next.end(), messages_.begin() + static_cast<ptrdiff_t>(r->first_kept),
@@ -190,6 +244,7 @@ Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& c
 
 llm::Request Agent::BuildRequest() const {
   llm::Request r;
+  std::lock_guard<std::mutex> lock(config_mu_);
   r.model = config_.model;
   r.system = config_.system_prompt;
   r.messages = messages_;

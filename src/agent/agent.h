@@ -19,6 +19,7 @@
 
 #include "agent/compaction.h"
 #include "agent/events.h"
+#include "agent/permission_gate.h"
 #include "base/cancel.h"
 #include "base/result.h"
 #include "llm/message.h"
@@ -41,6 +42,9 @@ struct AgentConfig {
   // The model's context window; 0 turns automatic compaction off.
   int64_t context_window = 0;
   CompactionSettings compaction;
+  // Asked when the model retries a refused call with a wider sandbox
+  // (permission_gate.h). Null: such retries are denied, saying so.
+  PermissionGate* permission_gate = nullptr;
 };
 
 // Persists a completed message (user, assistant or tool result). Must not
@@ -48,6 +52,10 @@ struct AgentConfig {
 using MessageRecorder = std::function<void(const llm::Message&)>;
 // Persists a compaction (the session's "compaction" entry). Must not throw.
 using CompactionRecorder = std::function<void(const CompactionResult&)>;
+// Called at each tool boundary (after a turn's tool results are in, before
+// the next model call): returns the steering messages to deliver now (each
+// becomes a user message), or none. Called on the agent's thread.
+using SteeringSource = std::function<std::vector<std::string>()>;
 
 struct Outcome {
   enum class Status { kDone, kError, kAborted, kMaxTurns };
@@ -59,6 +67,8 @@ struct Outcome {
 };
 
 const char* ToString(Outcome::Status s);
+// {"status", "final_text", "turns", "usage", "error"?, "error_kind"?}
+Json ToJson(const Outcome& o);
 
 class Agent {
  public:
@@ -71,6 +81,13 @@ class Agent {
   const llm::Usage& total_usage() const { return total_usage_; }
 
   void set_compaction_recorder(CompactionRecorder r) { on_compaction_ = std::move(r); }
+  void set_steering_source(SteeringSource s) { steering_ = std::move(s); }
+
+  // Take effect at the next model call; safe to call while Prompt runs.
+  void SetModel(const std::string& model);
+  void SetThinkingBudget(int budget);
+  std::string model() const;
+  int thinking_budget() const;
 
   Outcome Prompt(const std::string& text, CancelToken& cancel);
 
@@ -88,6 +105,7 @@ class Agent {
                           CancelToken& cancel);
   void Emit(const Event& e);
   void Append(llm::Message m);
+  void AppendUser(const std::string& text);  // a user message, with its event
 
   AgentConfig config_;
   llm::Provider& provider_;
@@ -95,6 +113,8 @@ class Agent {
   EventSink on_event_;
   MessageRecorder on_message_;
   CompactionRecorder on_compaction_;
+  SteeringSource steering_;
+  mutable std::mutex config_mu_;  // model and thinking budget change mid-prompt
   std::mutex emit_mu_;
   std::vector<llm::Message> messages_;
   llm::Usage total_usage_;

@@ -28,12 +28,22 @@ const char* ToString(EventType t) {
     case EventType::kRetry: return "retry";
     case EventType::kError: return "error";
     case EventType::kSessionEnded: return "session.ended";
+    case EventType::kUserMessage: return "message.user";
+    case EventType::kAgentStarted: return "agent.started";
+    case EventType::kAgentSettled: return "agent.settled";
+    case EventType::kQueueUpdated: return "queue.updated";
+    case EventType::kSubscriberLagged: return "subscriber.lagged";
   }
   return "unknown";
 }
 
 Json ToJson(const Event& e) {
   Json j = {{"type", ToString(e.type)}};
+  if (e.seq) j["seq"] = e.seq;
+  if (e.time_ms) j["time_ms"] = e.time_ms;
+  if (!e.session_id.empty()) j["session_id"] = e.session_id;
+  if (!e.parent_call_id.empty()) j["parent_call_id"] = e.parent_call_id;
+  if (!e.child_session_id.empty()) j["child_session_id"] = e.child_session_id;
   if (e.turn) j["turn"] = e.turn;
   switch (e.type) {
     case EventType::kMessageDelta:
@@ -64,6 +74,10 @@ Json ToJson(const Event& e) {
     case EventType::kUsage:
       j["usage"] = UsageJson(e.usage);
       j["total"] = UsageJson(e.total);
+      break;
+    case EventType::kUserMessage:
+    case EventType::kAgentStarted:
+      j["text"] = e.text;
       break;
     case EventType::kRetry:
     case EventType::kError:

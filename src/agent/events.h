@@ -2,6 +2,7 @@
 // end is a view of them: print renders text, stream-json writes each as one
 // JSON line, rpc/acp/serve map them to their protocols.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -26,7 +27,13 @@ enum class EventType {
   kTurnFinished,
   kRetry,             // text (why), attempt, delay_s
   kError,             // text, kind
-  kSessionEnded,      // reason: "done" | "error" | "aborted" | "max_turns"
+  kSessionEnded,      // reason: "done" | "error" | "aborted" | "max_turns"; outcome
+  // Added with the session runtime (src/runtime/); see docs/events.md.
+  kUserMessage,       // text: a user message entered the context (prompt or steer)
+  kAgentStarted,      // text: a prompt starts running (pi: agent_start)
+  kAgentSettled,      // outcome: a prompt and its follow-ups are done, the session is idle
+  kQueueUpdated,      // data.steering[], data.follow_up[]: the pending messages
+  kSubscriberLagged,  // data.dropped: this subscriber fell behind and was cut off
 };
 
 struct Event {
@@ -46,6 +53,16 @@ struct Event {
   llm::Usage usage;
   llm::Usage total;
   Json data;               // anything else (session id, model, ...)
+  // Set for events of a sub-agent: the parent's tool call ("agent") that runs
+  // it, and the child's session. Nesting deeper chains through call ids.
+  std::string parent_call_id;
+  std::string child_session_id;
+  // The envelope, stamped by the session runtime when it publishes the event
+  // (0 / empty when an Agent is used on its own): a per-session sequence
+  // number starting at 1, milliseconds since the Unix epoch, the session id.
+  uint64_t seq = 0;
+  int64_t time_ms = 0;
+  std::string session_id;
 
   explicit Event(EventType t) : type(t) {}
 };

@@ -1,6 +1,8 @@
 // `sepp [-p PROMPT] [options]`: the agent with a front end. Only the one-shot
 // print mode exists so far; without -p and without piped input sepp says so.
+#include <atomic>
 #include <csignal>
+#include <functional>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,19 +13,14 @@
 #include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
-#include "agent/agent_definitions.h"
-#include "agent/subagent_tool.h"
-#include "agent/system_prompt.h"
 #include "app/commands.h"
-#include "app/session_binding.h"
-#include "base/clock.h"
 #include "base/fd.h"
+#include "base/paths.h"
 #include "base/secrets.h"
 #include "front/print_mode.h"
-#include "llm/models.h"
 #include "llm/provider.h"
+#include "runtime/agent_session.h"
 #include "sandbox/defaults.h"
-#include "tools/tool.h"
 
 namespace sepp::app {
 namespace {
@@ -43,26 +40,28 @@ struct Options {
   std::string sandbox = "on";
   int thinking = 0;
   bool no_stream = false;
+  std::vector<std::string> allow_domains;
+  std::vector<std::string> allow_writes;
 };
 
 // SIGINT/SIGTERM are blocked in every thread and taken by one waiter thread,
-// which cancels the run: no async-signal-safety puzzles, and the cancel
+// which aborts the run: no async-signal-safety puzzles, and the cancel
 // callbacks (close sockets, kill process groups) run on a normal thread.
 class SignalCanceller {
  public:
-  explicit SignalCanceller(CancelToken& token) {
+  explicit SignalCanceller(std::function<void()> abort) {
     sigemptyset(&set_);
     sigaddset(&set_, SIGINT);
     sigaddset(&set_, SIGTERM);
     sigaddset(&set_, SIGHUP);
     sigaddset(&set_, SIGUSR2);  // our own wake-up for shutdown
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this, &token] {
+    thread_ = std::thread([this, abort = std::move(abort)] {
       int sig = 0;
       while (sigwait(&set_, &sig) == 0) {
         if (sig == SIGUSR2) return;  // shutdown
         signal_ = sig;
-        token.Cancel();
+        abort();
       }
     });
   }
@@ -119,6 +118,12 @@ int RunAgentCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   cli.add_option("--thinking", o.thinking, "extended-thinking token budget (0: off)");
   cli.add_flag("--no-stream", o.no_stream, "ask the provider for whole answers");
+  cli.add_option("--allow-domain", o.allow_domains,
+                 "when the model asks to retry a refused command with network access to this "
+                 "domain (\"*.example.com\" too), allow it (headless: otherwise it is denied)");
+  cli.add_option("--allow-write", o.allow_writes,
+                 "when the model asks to retry a refused command with write access to this path "
+                 "(and below), allow it");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -152,101 +157,81 @@ int RunAgentCommand(int argc, char** argv) {
     std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
     return config.error().kind == "usage" ? 2 : 1;
   }
-  std::string model = o.model;
-  if (model.empty()) {
-    if (const char* m = getenv("SEPP_MODEL"); m && *m) model = m;
-    else model = llm::DefaultModel(config->name);
-  }
-  auto provider = llm::MakeProvider(*config);
 
-  std::filesystem::path cwd = std::filesystem::current_path();
-  sandbox::Policy policy = sandbox::DefaultToolPolicy(cwd);
-  if (o.sandbox == "off") {
-    policy.enabled = false;
-    std::fprintf(stderr,
-                 "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
-                 "they can read your secrets, write anywhere and use the network\n");
+  if (!o.no_session && (!o.branch.empty() || !o.fork.empty()) && !o.continue_latest &&
+      o.resume.empty()) {
+    std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
+    return 2;
   }
-
-  SessionBinding session;
-  if (!o.no_session) {
-    if ((!o.branch.empty() || !o.fork.empty()) && !o.continue_latest && o.resume.empty()) {
-      std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
-      return 2;
-    }
-    SessionRequest req{cwd, config->name, model, o.continue_latest, o.resume, o.branch, o.fork};
-    if (auto st = session.Open(req); !st.ok()) {
-      std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
-      return 1;
-    }
-  } else if (o.continue_latest || !o.resume.empty()) {
+  if (o.no_session && (o.continue_latest || !o.resume.empty())) {
     std::fprintf(stderr, "sepp: -c/-r cannot be combined with --no-session\n");
     return 2;
   }
 
-  agent::AgentConfig ac;
-  ac.model = model;
-  ac.cwd = cwd;
-  ac.policy = &policy;
-  ac.max_turns = o.max_turns;
-  ac.thinking_budget = o.thinking;
-  ac.stream = !o.no_stream;
-  ac.context_window = llm::LookupModel(config->name, model).context_window;
+  runtime::SessionOptions so;
+  so.provider = *config;
+  so.model = o.model;
+  so.cwd = std::filesystem::current_path();
+  so.policy = sandbox::DefaultToolPolicy(so.cwd);
+  if (o.sandbox == "off") {
+    so.policy.enabled = false;
+    std::fprintf(stderr,
+                 "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
+                 "they can read your secrets, write anywhere and use the network\n");
+  }
+  so.no_session = o.no_session;
+  so.continue_latest = o.continue_latest;
+  so.resume = o.resume;
+  so.branch_entry = o.branch;
+  so.fork_entry = o.fork;
+  so.max_turns = o.max_turns;
+  so.thinking_budget = o.thinking;
+  so.stream = !o.no_stream;
+  so.permissions.allow_domains = o.allow_domains;
+  for (const auto& w : o.allow_writes)
+    so.permissions.allow_writes.push_back(ResolveAgainst(so.cwd, ExpandUser(w).string()).string());
+  so.permissions.ask_front_end = false;  // headless: the flags answer, else deny
 
-  std::vector<std::string> warnings;
-  auto runtime = std::make_shared<agent::SubagentRuntime>();
-  runtime->make_provider = [cfg = *config] { return llm::MakeProvider(cfg); };
-  runtime->make_tools = [] { return tools::MakeBuiltinTools(); };
-  if (!o.no_session)
-    runtime->open_child_session = [&session](const std::string& task, const std::string& name) {
-      return session.OpenChild(task, name);
-    };
-  runtime->parent = ac;
-  runtime->definitions = agent::LoadAgentDefinitions(cwd, &warnings);
-  runtime->date = TodayLocal();
-  for (const auto& w : warnings) std::fprintf(stderr, "sepp: skipped an agent definition: %s\n", w.c_str());
-
-  auto registry = tools::MakeBuiltinTools();
-  registry->Add(std::make_unique<agent::SubagentTool>(runtime, 0));
-  std::vector<agent::ToolLine> tool_lines;
-  for (tools::Tool* t : registry->All()) tool_lines.push_back({t->name(), t->description()});
-  ac.system_prompt = agent::BuildSystemPrompt(cwd, runtime->date, tool_lines,
-                                              agent::FindContextFiles(cwd));
+  // Signals are blocked before the runtime starts its threads, so that only
+  // the waiter takes them.
+  std::atomic<runtime::AgentSession*> live{nullptr};
+  SignalCanceller signals([&live] {
+    if (runtime::AgentSession* s = live.load()) s->Abort();
+  });
+  auto opened = runtime::AgentSession::Open(std::move(so));
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return 1;
+  }
+  std::unique_ptr<runtime::AgentSession> session = std::move(opened).value();
+  // Print mode is this session's only reader, and losing its output would be
+  // worse than holding it: its queue is effectively unbounded.
+  auto events = session->Subscribe(size_t{1} << 40);
+  std::string session_id = session->GetState().session_id;
 
   front::PrintMode view(format, stdout, stderr);
-  agent::Agent agent(
-      ac, *provider, *registry,
-      [&](const agent::Event& e) {
-        view.OnEvent(e);
-        if (e.type == agent::EventType::kToolFinished && e.denied)
-          session.RecordDenial(e.call_id, e.tool,
-                               e.data.contains("details") ? e.data["details"].value("denials", Json())
-                                                          : Json());
-      },
-      [&](const llm::Message& m) { session.Record(m); });
-  agent.set_compaction_recorder(
-      [&](const agent::CompactionResult& r) { session.RecordCompaction(r); });
-  agent.SetHistory(session.history());
-
-  CancelToken cancel;
-  agent::Outcome outcome;
+  live = session.get();
   {
-    SignalCanceller signals(cancel);
-    agent::Event started(agent::EventType::kSessionStarted);
-    started.data = {{"session_id", session.id()}, {"model", model}, {"provider", config->name},
-                    {"cwd", cwd.string()}};
-    view.OnEvent(started);
-    outcome = agent.Prompt(prompt, cancel);
-    agent::Event ended(agent::EventType::kSessionEnded);
-    ended.data = {{"reason", agent::ToString(outcome.status)}};
-    view.OnEvent(ended);
+    if (auto st = session->Prompt(prompt); !st.ok()) {
+      std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
+      return 1;
+    }
+    agent::Event e(agent::EventType::kError);
+    while (events->Pop(&e) == runtime::Subscription::Next::kEvent) {
+      view.OnEvent(e);
+      if (e.type == agent::EventType::kAgentSettled) break;
+    }
+    session->Close();  // publishes session.ended
+    while (events->Pop(&e) == runtime::Subscription::Next::kEvent) view.OnEvent(e);
   }
-  view.Finish(outcome, session.id());
+  live = nullptr;
+  agent::Outcome outcome = session->LastOutcome();
+  view.Finish(outcome, session_id);
   switch (outcome.status) {
     case agent::Outcome::Status::kDone: return 0;
     case agent::Outcome::Status::kAborted:
       std::fprintf(stderr, "sepp: aborted%s\n",
-                   session.id().empty() ? "" : "; continue with sepp -c");
+                   session_id.empty() ? "" : "; continue with sepp -c");
       return 130;
     default: return 1;
   }

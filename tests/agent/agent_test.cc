@@ -87,9 +87,9 @@ TEST_F(AgentTest, TextAnswerEndsTheRunAfterOneTurn) {
   EXPECT_EQ(o.final_text, "hello");
   EXPECT_EQ(o.turns, 1);
   EXPECT_EQ(o.usage.input, 10);
-  EXPECT_EQ(EventTypes(), (std::vector<std::string>{"turn.started", "message.delta",
-                                                    "message.completed", "usage",
-                                                    "turn.finished"}));
+  EXPECT_EQ(EventTypes(), (std::vector<std::string>{"message.user", "turn.started",
+                                                    "message.delta", "message.completed",
+                                                    "usage", "turn.finished"}));
   ASSERT_EQ(provider_.requests.size(), 1u);
   EXPECT_EQ(provider_.requests[0].model, "test-model");
   ASSERT_EQ(provider_.requests[0].messages.size(), 1u);

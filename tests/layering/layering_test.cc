@@ -12,7 +12,7 @@ namespace {
 
 const std::map<std::string, int> kLayer = {
     {"base", 0}, {"net", 1},   {"sandbox", 1}, {"wasm", 1},  {"llm", 2},  {"session", 2},
-    {"tools", 3}, {"ext", 3},  {"agent", 4},   {"front", 5}, {"app", 6},
+    {"tools", 3}, {"ext", 3},  {"agent", 4},   {"runtime", 5}, {"front", 6}, {"app", 7},
 };
 
 TEST(Layering, NoFolderIncludesAHigherOrSiblingLayer) {

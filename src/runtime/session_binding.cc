@@ -1,18 +1,32 @@
-#include "app/session_binding.h"
+#include "runtime/session_binding.h"
 
 #include <cstdio>
 #include <mutex>
 
-#include "app/settings.h"
+#include "runtime/settings.h"
 #include "session/store.h"
 
-namespace sepp::app {
+namespace sepp::runtime {
+namespace {
+
+// pi-style clients name a session by its file (<created>_<id>.jsonl).
+std::string IdFromPathOrId(const std::string& s) {
+  if (s.find('/') == std::string::npos && s.size() < 6) return s;
+  if (s.find('/') == std::string::npos && s.substr(s.size() - 6) != ".jsonl") return s;
+  std::string stem = std::filesystem::path(s).stem().string();
+  size_t us = stem.rfind('_');
+  return us == std::string::npos ? stem : stem.substr(us + 1);
+}
+
+}  // namespace
 
 struct SessionBinding::Impl {
   std::unique_ptr<session::Store> store;
   std::unique_ptr<session::Session> session;
   SessionRequest request;
-  std::mutex child_mu;  // sub-agents open their sessions from tool threads
+  // Sub-agents open sessions and record denials from tool threads; front
+  // ends read entries from theirs.
+  mutable std::recursive_mutex mu;
   bool warned = false;
 };
 
@@ -27,7 +41,7 @@ Status SessionBinding::Open(const SessionRequest& request) {
   impl_->store = std::move(store).value();
   impl_->request = request;
 
-  std::string id = request.resume_id;
+  std::string id = IdFromPathOrId(request.resume_id);
   if (request.continue_latest) {
     auto latest = impl_->store->Latest(request.cwd.string());
     if (!latest.ok())
@@ -120,6 +134,7 @@ void SessionBinding::Warn(const Error& error) {
 }
 
 void SessionBinding::Record(const llm::Message& message) {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
   if (!impl_->session) return;
   auto r = impl_->session->AppendMessage(llm::ToJson(message));
   if (!r.ok()) return Warn(r.error());
@@ -127,6 +142,7 @@ void SessionBinding::Record(const llm::Message& message) {
 }
 
 void SessionBinding::RecordCompaction(const agent::CompactionResult& result) {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
   if (!impl_->session || result.first_kept >= context_ids_.size()) return;
   std::string first_kept_id = context_ids_[result.first_kept];
   auto r = impl_->session->Append("compaction", {{"summary", result.summary},
@@ -139,13 +155,13 @@ void SessionBinding::RecordCompaction(const agent::CompactionResult& result) {
   context_ids_.insert(context_ids_.begin(), *r);
 }
 
-}  // namespace sepp::app
+}  // namespace sepp::runtime
 
-namespace sepp::app {
+namespace sepp::runtime {
 
 agent::ChildSession SessionBinding::OpenChild(const std::string& task,
                                               const std::string& agent_name) {
-  std::lock_guard<std::mutex> lock(impl_->child_mu);
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
   if (!impl_->session) return {};
   const SessionRequest& req = impl_->request;
   auto created = impl_->store->Create({req.cwd.string(), req.provider, req.model, id_});
@@ -164,17 +180,106 @@ agent::ChildSession SessionBinding::OpenChild(const std::string& task,
   return cs;
 }
 
-}  // namespace sepp::app
+}  // namespace sepp::runtime
 
-namespace sepp::app {
+namespace sepp::runtime {
 
 void SessionBinding::RecordDenial(const std::string& call_id, const std::string& tool,
                                   const Json& denials) {
-  std::lock_guard<std::mutex> lock(impl_->child_mu);
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
   if (!impl_->session) return;
   auto r = impl_->session->Append(
       "denial", {{"call_id", call_id}, {"tool", tool}, {"denials", denials}});
   if (!r.ok()) Warn(r.error());
 }
 
-}  // namespace sepp::app
+}  // namespace sepp::runtime
+
+namespace sepp::runtime {
+
+void SessionBinding::RecordChildDenial(const std::string& child_session, const std::string& call_id,
+                                       const std::string& tool, const Json& denials) {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  if (!impl_->session) return;
+  auto r = impl_->session->Append("denial", {{"call_id", call_id},
+                                             {"tool", tool},
+                                             {"denials", denials},
+                                             {"subagent_session_id", child_session}});
+  if (!r.ok()) Warn(r.error());
+}
+
+void SessionBinding::RecordEntry(const std::string& type, const Json& payload) {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  if (!impl_->session) return;
+  auto r = impl_->session->Append(type, payload);
+  if (!r.ok()) Warn(r.error());
+}
+
+Status SessionBinding::Branch(const std::string& entry_id) {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  if (!impl_->session) return Error::Make("sessions are off (--no-session): nothing to branch", "usage");
+  if (!impl_->session->Find(entry_id))
+    return Error::Make("session " + id_ + " has no entry " + entry_id +
+                           ": see the entry ids with sepp sessions tree " + id_,
+                       "not_found");
+  if (auto st = impl_->session->SetLeaf(entry_id); !st.ok()) return st;
+  RebuildContext();
+  return Ok();
+}
+
+Status SessionBinding::Label(const std::string& entry_id, const std::string& label) {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  if (!impl_->session) return Error::Make("sessions are off (--no-session): nothing to label", "usage");
+  if (!impl_->session->Find(entry_id))
+    return Error::Make("session " + id_ + " has no entry " + entry_id, "not_found");
+  auto r = impl_->session->Label(entry_id, label);
+  if (!r.ok()) return r.error();
+  return Ok();
+}
+
+Json SessionBinding::Entries() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  Json out = Json::array();
+  if (!impl_->session) return out;
+  for (const session::Entry& e : impl_->session->entries()) out.push_back(e.data.get());
+  return out;
+}
+
+Json SessionBinding::Tree() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  Json nodes = Json::array();
+  if (!impl_->session) return {{"leaf", ""}, {"nodes", nodes}};
+  const session::Session& s = *impl_->session;
+  for (const session::Entry& e : s.entries()) {
+    if (e.type == "label") continue;
+    Json children = Json::array();
+    for (const session::Entry* c : s.Children(e.id))
+      if (c->type != "label") children.push_back(c->id);
+    Json n = {{"id", e.id}, {"parent_id", e.parent_id}, {"type", e.type},
+              {"timestamp", e.timestamp}, {"children", children}};
+    std::string label = s.LabelOf(e.id);
+    if (!label.empty()) n["label"] = label;
+    if (e.type == "message" && e.data.contains("message")) {
+      const Json& m = e.data["message"];
+      n["role"] = m.value("role", "");
+    }
+    nodes.push_back(std::move(n));
+  }
+  return {{"leaf", s.leaf()}, {"nodes", nodes}};
+}
+
+std::string SessionBinding::location() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  return impl_->session ? impl_->session->location() : std::string();
+}
+
+std::string SessionBinding::name() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  if (!impl_->session) return {};
+  std::string name;
+  for (const session::Entry& e : impl_->session->entries())
+    if (e.type == "session_info") name = e.data.value("name", name);
+  return name;
+}
+
+}  // namespace sepp::runtime

@@ -1,10 +1,10 @@
-#include "app/settings.h"
+#include "runtime/settings.h"
 
 #include "base/file.h"
 #include "base/paths.h"
 #include "base/toml.h"
 
-namespace sepp::app {
+namespace sepp::runtime {
 namespace {
 
 Status Apply(const std::filesystem::path& file, Settings& s) {
@@ -38,4 +38,4 @@ Result<Settings> LoadSettings(const std::filesystem::path& cwd) {
   return s;
 }
 
-}  // namespace sepp::app
+}  // namespace sepp::runtime

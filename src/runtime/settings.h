@@ -7,7 +7,7 @@
 #include "base/result.h"
 #include "session/store.h"
 
-namespace sepp::app {
+namespace sepp::runtime {
 
 struct Settings {
   session::StoreKind session_store = session::StoreKind::kJsonl;  // [session] store
@@ -17,4 +17,4 @@ struct Settings {
 // and key; a missing file is fine.
 Result<Settings> LoadSettings(const std::filesystem::path& cwd);
 
-}  // namespace sepp::app
+}  // namespace sepp::runtime

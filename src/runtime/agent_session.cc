@@ -1,0 +1,687 @@
+#include "runtime/agent_session.h"
+
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "agent/agent_definitions.h"
+#include "agent/subagent_tool.h"
+#include "agent/system_prompt.h"
+#include "base/clock.h"
+#include "llm/models.h"
+#include "runtime/permission_broker.h"
+#include "runtime/session_binding.h"
+#include "tools/tool.h"
+
+namespace sepp::runtime {
+
+const char* ToString(ThinkingLevel l) {
+  switch (l) {
+    case ThinkingLevel::kOff: return "off";
+    case ThinkingLevel::kMinimal: return "minimal";
+    case ThinkingLevel::kLow: return "low";
+    case ThinkingLevel::kMedium: return "medium";
+    case ThinkingLevel::kHigh: return "high";
+    case ThinkingLevel::kXHigh: return "xhigh";
+  }
+  return "off";
+}
+
+bool ParseThinkingLevel(const std::string& s, ThinkingLevel* out) {
+  for (ThinkingLevel l : AllThinkingLevels())
+    if (s == ToString(l)) {
+      *out = l;
+      return true;
+    }
+  return false;
+}
+
+int ThinkingBudget(ThinkingLevel l) {
+  switch (l) {
+    case ThinkingLevel::kOff: return 0;
+    case ThinkingLevel::kMinimal: return 1024;
+    case ThinkingLevel::kLow: return 4096;
+    case ThinkingLevel::kMedium: return 10240;
+    case ThinkingLevel::kHigh: return 32768;
+    case ThinkingLevel::kXHigh: return 65536;
+  }
+  return 0;
+}
+
+ThinkingLevel LevelForBudget(int budget) {
+  if (budget <= 0) return ThinkingLevel::kOff;
+  ThinkingLevel best = ThinkingLevel::kMinimal;
+  for (ThinkingLevel l : AllThinkingLevels()) {
+    if (l == ThinkingLevel::kOff) continue;
+    if (std::abs(ThinkingBudget(l) - budget) < std::abs(ThinkingBudget(best) - budget)) best = l;
+  }
+  return best;
+}
+
+std::vector<ThinkingLevel> AllThinkingLevels() {
+  return {ThinkingLevel::kOff, ThinkingLevel::kMinimal, ThinkingLevel::kLow,
+          ThinkingLevel::kMedium, ThinkingLevel::kHigh, ThinkingLevel::kXHigh};
+}
+
+struct AgentSession::Impl {
+  SessionOptions opts;
+  std::string provider_name;
+  std::unique_ptr<llm::Provider> provider;
+  std::unique_ptr<tools::ToolRegistry> registry;
+  std::shared_ptr<agent::SubagentRuntime> subagents;
+  agent::AgentConfig agent_config;
+  // The current session; replaced by new/switch/fork on the worker, read
+  // from any thread: always through Bind().
+  mutable std::mutex bind_mu;
+  std::shared_ptr<SessionBinding> binding_;
+  std::unique_ptr<agent::Agent> agent;
+  EventBus bus;
+  std::unique_ptr<PermissionBroker> gate;
+
+  // The worker and what it works on.
+  std::thread worker;
+  mutable std::mutex mu;
+  std::condition_variable cv;      // jobs arrived / stopping
+  std::condition_variable idle_cv;  // busy became false
+  std::deque<std::function<void()>> jobs;
+  std::deque<std::string> steering, follow_up;
+  bool busy = false;        // a prompt (or a job) is running or queued
+  bool compacting = false;
+  bool stopping = false;
+  bool closed = false;
+  std::shared_ptr<CancelToken> cancel;  // of the running prompt
+
+  // What queries read without touching the Agent (which the worker owns).
+  mutable std::mutex snap_mu;
+  std::vector<llm::Message> snapshot;
+  agent::Outcome last_outcome;
+  std::string last_text;
+  std::string model;
+  ThinkingLevel thinking = ThinkingLevel::kOff;
+  llm::Usage total_usage;
+  agent::Event started{agent::EventType::kSessionStarted};
+
+  std::shared_ptr<SessionBinding> Bind() const {
+    std::lock_guard<std::mutex> lock(bind_mu);
+    return binding_;
+  }
+  void SetBinding(std::shared_ptr<SessionBinding> b) {
+    std::lock_guard<std::mutex> lock(bind_mu);
+    binding_ = std::move(b);
+  }
+
+  void Warn(const std::string& w) {
+    if (opts.on_warning) opts.on_warning(w);
+    else std::fprintf(stderr, "sepp: %s\n", w.c_str());
+  }
+
+  void Publish(agent::Event e) { bus.Publish(std::move(e)); }
+
+  void PublishQueue() {
+    agent::Event e(agent::EventType::kQueueUpdated);
+    std::lock_guard<std::mutex> lock(mu);
+    e.data = {{"steering", Json(std::vector<std::string>(steering.begin(), steering.end()))},
+              {"follow_up", Json(std::vector<std::string>(follow_up.begin(), follow_up.end()))}};
+    bus.Publish(std::move(e));
+  }
+
+  // The agent's event sink (its thread, or a tool thread; serialised by
+  // the agent).
+  void OnAgentEvent(const agent::Event& e) {
+    auto binding = Bind();
+    if (e.type == agent::EventType::kToolFinished && e.denied && binding)
+      binding->RecordDenial(e.call_id, e.tool,
+                            e.data.contains("details") ? e.data["details"].value("denials", Json())
+                                                       : Json());
+    if (e.type == agent::EventType::kUsage) {
+      std::lock_guard<std::mutex> lock(snap_mu);
+      total_usage = e.total;
+    }
+    Publish(e);
+  }
+
+  void OnMessage(const llm::Message& m) {
+    if (auto binding = Bind()) binding->Record(m);
+    std::lock_guard<std::mutex> lock(snap_mu);
+    snapshot.push_back(m);
+    if (m.role == llm::Role::kAssistant && !m.Text().empty()) last_text = m.Text();
+  }
+
+  // Publishes session.started for the current binding and remembers it for
+  // late subscribers.
+  void PublishStarted() {
+    agent::Event e(agent::EventType::kSessionStarted);
+    auto binding = Bind();
+    std::string id = binding ? binding->id() : std::string();
+    bus.set_session_id(id);
+    e.data = {{"session_id", id},
+              {"model", agent->model()},
+              {"provider", provider_name},
+              {"cwd", opts.cwd.string()}};
+    if (binding && !binding->location().empty()) e.data["session_file"] = binding->location();
+    e.session_id = id;
+    uint64_t seq = bus.Publish(e);
+    e.seq = seq;
+    e.time_ms = NowMs();
+    std::lock_guard<std::mutex> lock(snap_mu);
+    started = e;
+  }
+
+  void PublishEnded() {
+    agent::Event e(agent::EventType::kSessionEnded);
+    agent::Outcome o;
+    {
+      std::lock_guard<std::mutex> lock(snap_mu);
+      o = last_outcome;
+    }
+    e.data = {{"reason", agent::ToString(o.status)}, {"outcome", agent::ToJson(o)}};
+    Publish(e);
+  }
+
+  // Hands the current binding's history to the agent.
+  void LoadHistory() {
+    auto binding = Bind();
+    std::vector<llm::Message> h = binding ? binding->history() : std::vector<llm::Message>();
+    agent->SetHistory(h);
+    std::lock_guard<std::mutex> lock(snap_mu);
+    snapshot = std::move(h);
+    last_outcome = agent::Outcome();
+    last_text.clear();
+    for (auto it = snapshot.rbegin(); it != snapshot.rend(); ++it)
+      if (it->role == llm::Role::kAssistant && !it->Text().empty()) {
+        last_text = it->Text();
+        break;
+      }
+  }
+
+  std::vector<std::string> TakeSteering() {
+    std::vector<std::string> out;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      out.assign(steering.begin(), steering.end());
+      steering.clear();
+    }
+    if (!out.empty()) PublishQueue();
+    return out;
+  }
+
+  // One busy period: the prompt, then steering left over and follow-ups.
+  void RunPrompt(std::string text) {
+    auto token = std::make_shared<CancelToken>();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancel = token;
+    }
+    agent::Event started_ev(agent::EventType::kAgentStarted);
+    started_ev.text = text;
+    Publish(started_ev);
+    agent::Outcome outcome;
+    for (;;) {
+      outcome = agent->Prompt(text, *token);
+      {
+        std::lock_guard<std::mutex> lock(snap_mu);
+        last_outcome = outcome;
+      }
+      if (outcome.status == agent::Outcome::Status::kAborted || token->cancelled()) break;
+      // Steering that came after the last tool boundary, then follow-ups.
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        std::deque<std::string>& q = !steering.empty() ? steering : follow_up;
+        if (q.empty()) break;
+        text = std::move(q.front());
+        q.pop_front();
+      }
+      PublishQueue();
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancel.reset();
+    }
+    agent::Event settled(agent::EventType::kAgentSettled);
+    settled.data = {{"outcome", agent::ToJson(outcome)}};
+    Publish(settled);
+  }
+
+  void WorkerLoop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return stopping || !jobs.empty(); });
+        if (jobs.empty()) return;  // stopping and drained
+        job = std::move(jobs.front());
+        jobs.pop_front();
+      }
+      job();
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (jobs.empty()) busy = false;
+      }
+      idle_cv.notify_all();
+    }
+  }
+
+  // Queues work for the worker; busy until it is done.
+  void Submit(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      busy = true;
+      jobs.push_back(std::move(job));
+    }
+    cv.notify_one();
+  }
+
+  // Runs fn on the worker if the agent is idle and waits for it: the
+  // session-changing operations.
+  Status RunWhenIdle(const std::function<Status()>& fn) {
+    std::promise<Status> done;
+    auto fut = done.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (closed) return Error::Make("the session is closed", "closed");
+      if (busy)
+        return Error::Make("the agent is busy with a prompt: abort it first (or wait until it settles)",
+                           "busy");
+      busy = true;
+      jobs.push_back([&] { done.set_value(fn()); });
+    }
+    cv.notify_one();
+    return fut.get();
+  }
+
+  Status OpenBinding(const SessionRequest& req) {
+    auto b = std::make_shared<SessionBinding>();
+    if (auto st = b->Open(req); !st.ok()) return st;
+    SetBinding(std::move(b));
+    return Ok();
+  }
+
+  // Leaves the current session for another one (new/switch/fork). The
+  // current one is let go first (its writer lock: switching to the session
+  // itself, or forking from it, reopens it); if the new one cannot be
+  // opened, the old one is taken up again and nothing is published.
+  Status ChangeSession(const SessionRequest& req) {
+    if (opts.no_session || !Bind()) return Error::Make("sessions are off (--no-session)", "usage");
+    std::string old_id = Bind()->id();
+    SetBinding(nullptr);
+    auto b = std::make_shared<SessionBinding>();
+    if (auto st = b->Open(req); !st.ok()) {
+      SessionRequest back = BaseRequest();
+      back.resume_id = old_id;
+      if (auto again = OpenBinding(back); !again.ok())
+        Warn("cannot reopen session " + old_id + ": " + again.error().message);
+      return st;
+    }
+    PublishEnded();
+    SetBinding(std::move(b));
+    LoadHistory();
+    PublishStarted();
+    return Ok();
+  }
+
+  SessionRequest BaseRequest() const {
+    SessionRequest r;
+    r.cwd = opts.cwd;
+    r.provider = provider_name;
+    r.model = agent ? agent->model() : opts.model;
+    return r;
+  }
+};
+
+AgentSession::AgentSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+AgentSession::~AgentSession() { Close(); }
+
+Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options) {
+  auto impl = std::make_unique<Impl>();
+  Impl& s = *impl;
+  s.opts = std::move(options);
+  const SessionOptions& o = s.opts;
+  if (o.cwd.empty()) s.opts.cwd = std::filesystem::current_path();
+
+  if (o.make_provider) {
+    s.provider = o.make_provider();
+    s.provider_name = s.provider->name();
+  } else {
+    s.provider = llm::MakeProvider(o.provider);
+    s.provider_name = o.provider.name;
+  }
+  std::string model = o.model;
+  if (model.empty()) {
+    if (const char* m = getenv("SEPP_MODEL"); m && *m) model = m;
+    else model = llm::DefaultModel(s.provider_name);
+  }
+
+  if (!o.no_session) {
+    if ((!o.branch_entry.empty() || !o.fork_entry.empty()) && !o.continue_latest && o.resume.empty())
+      return Error::Make("--branch and --fork need the session: add -c or -r ID", "usage");
+    SessionRequest req{o.cwd, s.provider_name, model, o.continue_latest, o.resume,
+                       o.branch_entry, o.fork_entry};
+    if (auto st = s.OpenBinding(req); !st.ok()) return st.error();
+  } else if (o.continue_latest || !o.resume.empty()) {
+    return Error::Make("-c/-r cannot be combined with --no-session", "usage");
+  }
+
+  agent::AgentConfig& ac = s.agent_config;
+  ac.model = model;
+  ac.cwd = o.cwd;
+  ac.policy = &s.opts.policy;
+  ac.max_turns = o.max_turns;
+  ac.thinking_budget = o.thinking_budget;
+  ac.stream = o.stream;
+  ac.context_window = llm::LookupModel(s.provider_name, model).context_window;
+
+  s.gate = std::make_unique<PermissionBroker>(o.permissions, o.cwd,
+                                              [&s](agent::Event e) { s.Publish(std::move(e)); });
+  ac.permission_gate = s.gate.get();
+
+  std::vector<std::string> warnings;
+  s.subagents = std::make_shared<agent::SubagentRuntime>();
+  if (o.make_provider) s.subagents->make_provider = o.make_provider;
+  else s.subagents->make_provider = [cfg = o.provider] { return llm::MakeProvider(cfg); };
+  s.subagents->make_tools = [] { return tools::MakeBuiltinTools(); };
+  if (!o.no_session)
+    s.subagents->open_child_session = [&s](const std::string& task, const std::string& name) {
+      auto binding = s.Bind();
+      return binding ? binding->OpenChild(task, name) : agent::ChildSession();
+    };
+  s.subagents->parent = ac;
+  s.subagents->definitions = agent::LoadAgentDefinitions(o.cwd, &warnings);
+  s.subagents->date = TodayLocal();
+  for (const auto& w : warnings) s.Warn("skipped an agent definition: " + w);
+
+  s.registry = tools::MakeBuiltinTools();
+  s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
+  std::vector<agent::ToolLine> tool_lines;
+  for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
+  ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,
+                                              agent::FindContextFiles(o.cwd));
+
+  s.agent = std::make_unique<agent::Agent>(
+      ac, *s.provider, *s.registry, [&s](const agent::Event& e) { s.OnAgentEvent(e); },
+      [&s](const llm::Message& m) { s.OnMessage(m); });
+  s.agent->set_compaction_recorder([&s](const agent::CompactionResult& r) {
+    if (auto binding = s.Bind()) binding->RecordCompaction(r);
+    std::lock_guard<std::mutex> lock(s.snap_mu);
+    s.snapshot = s.agent->messages();
+  });
+  s.agent->set_steering_source([&s] { return s.TakeSteering(); });
+  s.thinking = LevelForBudget(o.thinking_budget);
+  s.model = model;
+  s.LoadHistory();
+  s.PublishStarted();
+  s.worker = std::thread([&s] { s.WorkerLoop(); });
+  return std::unique_ptr<AgentSession>(new AgentSession(std::move(impl)));
+}
+
+void AgentSession::Close() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.closed) return;
+    s.closed = true;
+    s.stopping = true;
+    s.steering.clear();
+    s.follow_up.clear();
+    if (s.cancel) s.cancel->Cancel();
+  }
+  s.gate->CancelAll();
+  s.cv.notify_all();
+  if (s.worker.joinable()) s.worker.join();
+  s.PublishEnded();
+  s.bus.CloseAll();
+}
+
+std::shared_ptr<Subscription> AgentSession::Subscribe(size_t capacity) {
+  agent::Event first(agent::EventType::kSessionStarted);
+  {
+    std::lock_guard<std::mutex> lock(impl_->snap_mu);
+    first = impl_->started;
+  }
+  return impl_->bus.Subscribe(capacity, &first);
+}
+
+Status AgentSession::Prompt(const std::string& text) {
+  Impl& s = *impl_;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.closed) return Error::Make("the session is closed", "closed");
+    if (s.busy)
+      return Error::Make("the agent is already working on a prompt: send it as a steer or a "
+                         "follow-up, or abort first",
+                         "busy");
+    s.busy = true;
+    s.jobs.push_back([&s, text] { s.RunPrompt(text); });
+  }
+  s.cv.notify_one();
+  return Ok();
+}
+
+namespace {
+
+Status Enqueue(AgentSession::Impl& s, std::deque<std::string>& queue, const std::string& text,
+               bool* start_now) {
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.closed) return Error::Make("the session is closed", "closed");
+  *start_now = !s.busy;
+  if (*start_now) {
+    s.busy = true;
+    s.jobs.push_back([&s, text] { s.RunPrompt(text); });
+    return Ok();
+  }
+  if (s.steering.size() + s.follow_up.size() >= s.opts.max_queued_messages)
+    return Error::Make("too many queued messages (" + std::to_string(s.opts.max_queued_messages) +
+                           "): wait for the agent, or clear the queue",
+                       "queue_full");
+  queue.push_back(text);
+  return Ok();
+}
+
+}  // namespace
+
+Status AgentSession::Steer(const std::string& text) {
+  bool now = false;
+  Status st = Enqueue(*impl_, impl_->steering, text, &now);
+  if (!st.ok()) return st;
+  if (now) impl_->cv.notify_one();
+  else impl_->PublishQueue();
+  return Ok();
+}
+
+Status AgentSession::FollowUp(const std::string& text) {
+  bool now = false;
+  Status st = Enqueue(*impl_, impl_->follow_up, text, &now);
+  if (!st.ok()) return st;
+  if (now) impl_->cv.notify_one();
+  else impl_->PublishQueue();
+  return Ok();
+}
+
+QueueState AgentSession::ClearQueue() {
+  QueueState q;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    q.steering.assign(impl_->steering.begin(), impl_->steering.end());
+    q.follow_up.assign(impl_->follow_up.begin(), impl_->follow_up.end());
+    impl_->steering.clear();
+    impl_->follow_up.clear();
+  }
+  if (!q.steering.empty() || !q.follow_up.empty()) impl_->PublishQueue();
+  return q;
+}
+
+QueueState AgentSession::Abort() {
+  QueueState q = ClearQueue();
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  if (impl_->cancel) impl_->cancel->Cancel();
+  return q;
+}
+
+bool AgentSession::WaitIdle(double timeout_s) {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  auto idle = [&] { return !impl_->busy; };
+  if (timeout_s < 0) {
+    impl_->idle_cv.wait(lock, idle);
+    return true;
+  }
+  return impl_->idle_cv.wait_for(lock, std::chrono::duration<double>(timeout_s), idle);
+}
+
+Status AgentSession::SetModel(const std::string& model) {
+  if (model.empty()) return Error::Make("the model id is empty", "usage");
+  impl_->agent->SetModel(model);
+  if (auto binding = impl_->Bind()) binding->RecordEntry("model_change", {{"model", model}});
+  std::lock_guard<std::mutex> lock(impl_->snap_mu);
+  impl_->model = model;
+  return Ok();
+}
+
+Status AgentSession::SetThinking(ThinkingLevel level) {
+  impl_->agent->SetThinkingBudget(ThinkingBudget(level));
+  std::lock_guard<std::mutex> lock(impl_->snap_mu);
+  impl_->thinking = level;
+  return Ok();
+}
+
+std::future<Result<agent::CompactionResult>> AgentSession::Compact(const std::string& focus) {
+  Impl& s = *impl_;
+  auto done = std::make_shared<std::promise<Result<agent::CompactionResult>>>();
+  auto fut = done->get_future();
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (s.closed) {
+      done->set_value(Error::Make("the session is closed", "closed"));
+      return fut;
+    }
+  }
+  s.Submit([&s, focus, done] {
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.compacting = true;
+    }
+    CancelToken token;
+    done->set_value(s.agent->Compact(focus, token));
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.compacting = false;
+  });
+  return fut;
+}
+
+Status AgentSession::NewSession() {
+  Impl& s = *impl_;
+  return s.RunWhenIdle([&s] { return s.ChangeSession(s.BaseRequest()); });
+}
+
+Status AgentSession::SwitchSession(const std::string& id_or_path) {
+  Impl& s = *impl_;
+  return s.RunWhenIdle([&s, id_or_path] {
+    SessionRequest r = s.BaseRequest();
+    r.resume_id = id_or_path;
+    return s.ChangeSession(r);
+  });
+}
+
+Status AgentSession::Branch(const std::string& entry_id) {
+  Impl& s = *impl_;
+  return s.RunWhenIdle([&s, entry_id]() -> Status {
+    auto binding = s.Bind();
+    if (!binding) return Error::Make("sessions are off (--no-session)", "usage");
+    if (auto st = binding->Branch(entry_id); !st.ok()) return st;
+    s.LoadHistory();
+    return Ok();
+  });
+}
+
+Result<std::string> AgentSession::Fork(const std::string& entry_id) {
+  Impl& s = *impl_;
+  std::string id;
+  Status st = s.RunWhenIdle([&s, &id, entry_id]() -> Status {
+    auto binding = s.Bind();
+    if (!binding) return Error::Make("sessions are off (--no-session)", "usage");
+    SessionRequest r = s.BaseRequest();
+    r.resume_id = binding->id();
+    r.fork_entry = entry_id;
+    binding.reset();
+    if (auto st2 = s.ChangeSession(r); !st2.ok()) return st2;
+    id = s.Bind()->id();
+    return Ok();
+  });
+  if (!st.ok()) return st.error();
+  return id;
+}
+
+Status AgentSession::Label(const std::string& entry_id, const std::string& label) {
+  auto binding = impl_->Bind();
+  if (!binding) return Error::Make("sessions are off (--no-session)", "usage");
+  return binding->Label(entry_id, label);
+}
+
+Status AgentSession::SetSessionName(const std::string& name) {
+  auto binding = impl_->Bind();
+  if (!binding) return Error::Make("sessions are off (--no-session)", "usage");
+  binding->RecordEntry("session_info", {{"name", name}});
+  return Ok();
+}
+
+SessionState AgentSession::GetState() const {
+  const Impl& s = *impl_;
+  SessionState st;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    st.busy = s.busy;
+    st.compacting = s.compacting;
+    st.queue.steering.assign(s.steering.begin(), s.steering.end());
+    st.queue.follow_up.assign(s.follow_up.begin(), s.follow_up.end());
+  }
+  if (auto binding = s.Bind()) {
+    st.session_id = binding->id();
+    st.session_file = binding->location();
+    st.session_name = binding->name();
+  }
+  st.provider = s.provider_name;
+  st.cwd = s.opts.cwd;
+  std::lock_guard<std::mutex> lock(s.snap_mu);
+  st.model = s.model;
+  st.thinking = s.thinking;
+  st.message_count = s.snapshot.size();
+  st.total_usage = s.total_usage;
+  return st;
+}
+
+std::vector<llm::Message> AgentSession::Messages() const {
+  std::lock_guard<std::mutex> lock(impl_->snap_mu);
+  return impl_->snapshot;
+}
+
+Json AgentSession::Entries() const {
+  auto binding = impl_->Bind();
+  return binding ? binding->Entries() : Json::array();
+}
+
+Json AgentSession::Tree() const {
+  auto binding = impl_->Bind();
+  return binding ? binding->Tree() : Json{{"leaf", ""}, {"nodes", Json::array()}};
+}
+
+std::string AgentSession::LastAssistantText() const {
+  std::lock_guard<std::mutex> lock(impl_->snap_mu);
+  return impl_->last_text;
+}
+
+agent::Outcome AgentSession::LastOutcome() const {
+  std::lock_guard<std::mutex> lock(impl_->snap_mu);
+  return impl_->last_outcome;
+}
+
+std::vector<PendingPermission> AgentSession::PendingPermissions() const {
+  return impl_->gate->Pending();
+}
+
+Status AgentSession::AnswerPermission(const std::string& request_id,
+                                      agent::PermissionAnswer answer) {
+  return impl_->gate->Answer(request_id, std::move(answer));
+}
+
+}  // namespace sepp::runtime

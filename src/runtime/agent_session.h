@@ -1,0 +1,195 @@
+// AgentSession: the one session runtime under every front end (-p, --rpc,
+// --acp, the terminal UI, sepp serve).
+//
+// Opened from one SessionOptions; owns the provider, the sandbox policy, the
+// tool registry, the session binding (file) and the Agent. One worker thread
+// runs prompts; front ends submit operations (the methods below, callable
+// from any thread) and subscribe to events (Subscribe()). Nothing a front end
+// does can stall the worker: events go through bounded per-subscriber queues
+// (event_bus.h), and permission requests wait for an answer at most
+// permission_timeout_s.
+//
+// Event order for one busy period: agent.started, message.user, turn.started,
+// ..., turn.finished, (steering: message.user at the next tool boundary),
+// ..., (each follow-up: message.user, turn.started, ...), agent.settled
+// {outcome}. Every subscriber's first event is the current session's
+// session.started (the one published when it was opened, with its original
+// seq); session.ended {outcome of the last prompt} is published when the
+// session is left (new/switch/fork) or closed.
+//
+// Operations that change which session is current (NewSession,
+// SwitchSession, Fork, Branch) need the agent idle and return kind "busy"
+// otherwise: abort first.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/agent.h"
+#include "agent/compaction.h"
+#include "agent/events.h"
+#include "agent/permission_gate.h"
+#include "base/json.h"
+#include "base/result.h"
+#include "llm/message.h"
+#include "llm/provider.h"
+#include "runtime/event_bus.h"
+#include "sandbox/policy.h"
+
+namespace sepp::runtime {
+
+// pi's thinking levels; each maps to a token budget (ThinkingBudget()).
+enum class ThinkingLevel { kOff, kMinimal, kLow, kMedium, kHigh, kXHigh };
+const char* ToString(ThinkingLevel l);
+bool ParseThinkingLevel(const std::string& s, ThinkingLevel* out);
+int ThinkingBudget(ThinkingLevel l);
+// The level whose budget is the closest to budget (off for 0).
+ThinkingLevel LevelForBudget(int budget);
+std::vector<ThinkingLevel> AllThinkingLevels();
+
+// How headless runs (or a front end that cannot ask) answer the gate.
+struct PermissionDefaults {
+  // Pre-granted widenings (-p --allow-domain / --allow-write): a request
+  // whose every widening is covered is allowed once without asking.
+  std::vector<std::string> allow_domains;
+  std::vector<std::string> allow_writes;
+  // When no front end is attached (or it cannot answer), deny and say so.
+  // A front end that answers sets ask_front_end (rpc, acp, tui, serve).
+  bool ask_front_end = false;
+  double timeout_s = 300;  // no answer within this long is a denial
+};
+
+struct SessionOptions {
+  // The provider: config (from the environment), or a factory (tests, or a
+  // front end that shares one). make_provider wins when set.
+  llm::ProviderConfig provider;
+  std::function<std::unique_ptr<llm::Provider>()> make_provider;
+  std::string model;  // "" : SEPP_MODEL, else the provider's default
+  std::filesystem::path cwd;
+  sandbox::Policy policy;  // the tools' sandbox (DefaultToolPolicy(cwd) typically)
+
+  // Which session: new (default), the latest of cwd, one by id / prefix, or
+  // by file path; then optionally go on from an entry as a branch or a fork.
+  bool no_session = false;
+  bool continue_latest = false;
+  std::string resume;        // id, unique prefix, or a session file path
+  std::string branch_entry;  // with continue/resume
+  std::string fork_entry;    // with continue/resume
+
+  // Limits and model parameters.
+  int max_turns = 100;
+  int thinking_budget = 0;
+  bool stream = true;
+  size_t max_queued_messages = 1000;  // steering + follow-ups waiting
+
+  PermissionDefaults permissions;
+  // Load .sepp/agents etc. and print a line per problem; front ends pass a
+  // sink for warnings (default: stderr).
+  std::function<void(const std::string&)> on_warning;
+};
+
+struct QueueState {
+  std::vector<std::string> steering;
+  std::vector<std::string> follow_up;
+};
+
+struct SessionState {
+  std::string session_id;       // "" with no_session
+  std::string session_file;     // where it is stored ("" with no_session)
+  std::string session_name;     // the latest "session_info" name, "" if none
+  std::string provider;
+  std::string model;
+  ThinkingLevel thinking = ThinkingLevel::kOff;
+  bool busy = false;            // a prompt is running
+  bool compacting = false;
+  size_t message_count = 0;     // messages in the context
+  QueueState queue;
+  llm::Usage total_usage;
+  std::filesystem::path cwd;
+};
+
+// A permission request waiting for its answer (the front end's view).
+struct PendingPermission {
+  agent::PermissionRequest request;
+  int64_t deadline_ms = 0;  // since the Unix epoch
+};
+
+class AgentSession {
+ public:
+  // Opens (or creates) the session and starts the worker. Errors: the
+  // provider config, a session that is missing or locked, a bad entry id;
+  // each message says what to do.
+  static Result<std::unique_ptr<AgentSession>> Open(SessionOptions options);
+  // Close() if not yet closed.
+  ~AgentSession();
+  // Aborts a running prompt, waits for the worker, publishes session.ended
+  // and closes every subscription (after that event). Idempotent.
+  void Close();
+  AgentSession(const AgentSession&) = delete;
+  AgentSession& operator=(const AgentSession&) = delete;
+
+  // ---- events
+  std::shared_ptr<Subscription> Subscribe(size_t capacity = EventBus::kDefaultCapacity);
+
+  // ---- input
+  // Starts a prompt now. If one is running: kind "busy" (use Steer/FollowUp).
+  Status Prompt(const std::string& text);
+  // Delivered at the next tool boundary of the running prompt; when idle,
+  // starts a prompt like Prompt().
+  Status Steer(const std::string& text);
+  // Runs after the current prompt settles; when idle, starts now.
+  Status FollowUp(const std::string& text);
+  // Removes every queued message; returns them.
+  QueueState ClearQueue();
+  // Ends the running prompt cleanly (the session stays valid) and hands back
+  // the queued messages (which are removed from the queue). Does not wait.
+  QueueState Abort();
+  // Blocks until the agent is idle (no prompt running, nothing queued), or
+  // timeout_s passes (< 0: no limit). True when idle.
+  bool WaitIdle(double timeout_s = -1);
+
+  // ---- model
+  Status SetModel(const std::string& model);       // next call
+  Status SetThinking(ThinkingLevel level);          // next call
+  // Summarises the older context now, on the worker (after a running
+  // prompt). focus may be empty.
+  std::future<Result<agent::CompactionResult>> Compact(const std::string& focus);
+
+  // ---- sessions (need the agent idle: kind "busy" otherwise)
+  Status NewSession();
+  Status SwitchSession(const std::string& id_or_path);
+  // Moves the leaf to entry: the next prompt goes on from there.
+  Status Branch(const std::string& entry_id);
+  // A new session holding the path to entry; becomes current. Returns its id.
+  Result<std::string> Fork(const std::string& entry_id);
+  Status Label(const std::string& entry_id, const std::string& label);
+  Status SetSessionName(const std::string& name);
+
+  // ---- queries (any time, from any thread)
+  SessionState GetState() const;
+  std::vector<llm::Message> Messages() const;   // the model's context
+  Json Entries() const;                         // every entry, append order
+  Json Tree() const;                            // {leaf, nodes:[{id,parent_id,type,label,children}]}
+  std::string LastAssistantText() const;
+  agent::Outcome LastOutcome() const;
+
+  // ---- permissions
+  std::vector<PendingPermission> PendingPermissions() const;
+  // Answers a pending request. Error kind "not_found" if none has that id
+  // (already answered, timed out, or never asked).
+  Status AnswerPermission(const std::string& request_id, agent::PermissionAnswer answer);
+  // Persisting allow_project grants writes .sepp/policy.toml; the front end
+  // has shown DescribeAsPolicyToml() first.
+
+  struct Impl;
+
+ private:
+  explicit AgentSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sepp::runtime

@@ -1,0 +1,126 @@
+#include "runtime/event_bus.h"
+
+#include <chrono>
+
+#include "base/clock.h"
+
+namespace sepp::runtime {
+
+Subscription::Next Subscription::Pop(agent::Event* out, double timeout_s) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto ready = [&] { return !queue_.empty() || closed_; };
+  if (timeout_s < 0) {
+    cv_.wait(lock, ready);
+  } else if (!cv_.wait_for(lock, std::chrono::duration<double>(timeout_s), ready)) {
+    return Next::kTimeout;
+  }
+  if (queue_.empty()) return Next::kClosed;
+  *out = std::move(queue_.front());
+  queue_.pop_front();
+  return Next::kEvent;
+}
+
+std::vector<agent::Event> Subscription::Drain() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<agent::Event> out(std::make_move_iterator(queue_.begin()),
+                                std::make_move_iterator(queue_.end()));
+  queue_.clear();
+  return out;
+}
+
+void Subscription::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool Subscription::closed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return closed_;
+}
+
+bool Subscription::lagged() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return lagged_;
+}
+
+void Subscription::Offer(const agent::Event& e) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (closed_) return;
+    if (queue_.size() < capacity_) {
+      queue_.push_back(e);
+    } else {
+      // Cut off: one clear signal instead of a silent gap or a stalled loop.
+      agent::Event lag(agent::EventType::kSubscriberLagged);
+      lag.seq = e.seq;
+      lag.time_ms = e.time_ms;
+      lag.session_id = e.session_id;
+      lag.data = {{"dropped", queue_.size() + 1},
+                  {"last_seq", e.seq},
+                  {"why", "this subscriber read too slowly; its queue of " +
+                              std::to_string(capacity_) +
+                              " events filled up. Resynchronise from get_state and "
+                              "get_messages, then subscribe again"}};
+      queue_.clear();
+      queue_.push_back(std::move(lag));
+      lagged_ = true;
+      closed_ = true;
+    }
+  }
+  cv_.notify_one();
+}
+
+std::shared_ptr<Subscription> EventBus::Subscribe(size_t capacity, const agent::Event* first) {
+  auto sub = std::make_shared<Subscription>(capacity < 2 ? 2 : capacity);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (first) sub->Offer(*first);
+  subs_.push_back(sub);
+  return sub;
+}
+
+uint64_t EventBus::Publish(agent::Event e) {
+  std::lock_guard<std::mutex> lock(mu_);
+  e.seq = ++seq_;
+  e.time_ms = NowMs();
+  if (e.session_id.empty()) e.session_id = session_id_;
+  size_t live = 0;
+  for (size_t i = 0; i < subs_.size(); ++i) {
+    auto sub = subs_[i].lock();
+    if (!sub || sub->closed()) continue;
+    sub->Offer(e);
+    subs_[live++] = subs_[i];
+  }
+  subs_.resize(live);
+  return e.seq;
+}
+
+void EventBus::set_session_id(std::string id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  session_id_ = std::move(id);
+}
+
+std::string EventBus::session_id() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return session_id_;
+}
+
+uint64_t EventBus::last_seq() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seq_;
+}
+
+void EventBus::CloseAll() {
+  std::vector<std::shared_ptr<Subscription>> subs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& w : subs_)
+      if (auto s = w.lock()) subs.push_back(s);
+    subs_.clear();
+  }
+  for (auto& s : subs) s->Close();
+}
+
+}  // namespace sepp::runtime
