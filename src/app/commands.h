@@ -12,5 +12,7 @@ int RunDoctorCommand(int argc, char** argv);   // doctor_command.cc
 int RunSessionsCommand(int argc, char** argv); // sessions_command.cc
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
+// sepp --acp: an Agent Client Protocol agent on stdin/stdout.
+int RunAcpCommand(int argc, char** argv);      // acp_command.cc
 
 }  // namespace sepp::app

@@ -33,5 +33,7 @@ int main(int argc, char** argv) {
     for (const auto& cmd : kSubCommands)
       if (std::string_view(argv[1]) == cmd.name) return cmd.run(argc - 1, argv + 1);
   }
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--acp") return sepp::app::RunAcpCommand(argc, argv);
   return sepp::app::RunAgentCommand(argc, argv);
 }

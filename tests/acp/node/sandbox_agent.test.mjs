@@ -1,0 +1,80 @@
+// sandbox-agent 0.4.2 (npm) drives `sepp --acp` through its ACP transport:
+// its server runs one agent process per connection behind HTTP + SSE, and
+// its TypeScript SDK is the client. Its agent ids are a fixed list, so sepp
+// is installed as the launcher of the built-in "mock" agent
+// ($XDG_DATA_HOME/sandbox-agent/bin/agent_processes/mock-acp). The SDK then
+// completes a prompt with a bash call and sees its updates.
+//
+// Run by ctest as:
+//   SEPP_BIN=... FAKE_PROVIDER_BIN=... node --test sandbox_agent.test.mjs
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { SandboxAgent } from "sandbox-agent";
+import { startFake, agentEnv } from "./harness.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const saBin = path.join(here, "node_modules/@sandbox-agent/cli-linux-x64/bin/sandbox-agent");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "sepp-acp-sa-"));
+const home = path.join(work, "home");
+const cwd = path.join(work, "project");
+fs.mkdirSync(cwd, { recursive: true });
+fs.mkdirSync(home, { recursive: true });
+const saEnv = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, ".local/share") };
+
+const fake = await startFake();
+let server;
+after(() => {
+  if (server) server.kill("SIGTERM");
+  fake.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.on("error", reject);
+  });
+}
+
+// sh-quotes a value for the launcher script.
+const q = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;
+
+test("sandbox-agent's SDK completes a prompt with a tool call through sepp --acp", async () => {
+  // Install the built-in mock launcher, then replace it with one running sepp.
+  execFileSync(saBin, ["install-agent", "mock"], { env: saEnv, stdio: "ignore" });
+  const launcher = path.join(saEnv.XDG_DATA_HOME, "sandbox-agent/bin/agent_processes/mock-acp");
+  assert.ok(fs.existsSync(launcher), "install-agent mock writes its launcher");
+  const env = agentEnv({ home: path.join(home, "sepp"), baseUrl: fake.url });
+  fs.mkdirSync(env.SEPP_HOME, { recursive: true });
+  const assigns = Object.entries(env).map(([k, v]) => `${k}=${q(v)}`).join(" ");
+  fs.writeFileSync(launcher, `#!/bin/sh\nexec env -i ${assigns} ${q(process.env.SEPP_BIN)} --acp "$@"\n`, { mode: 0o755 });
+
+  const port = await freePort();
+  server = spawn(saBin, ["server", "--no-token", "--no-telemetry", "--host", "127.0.0.1", "--port", String(port)],
+    { env: saEnv, stdio: ["ignore", "ignore", "inherit"] });
+  const sdk = await SandboxAgent.connect({ baseUrl: `http://127.0.0.1:${port}` });
+  try {
+    await fake.setScript([
+      { tool_calls: [{ name: "bash", arguments: { command: "echo from-sepp" } }] },
+      { text: "All done." },
+    ]);
+    const session = await sdk.createSession({ agent: "mock", cwd });
+    const events = [];
+    session.onEvent((e) => events.push(e));
+    const answer = await session.prompt([{ type: "text", text: "say something" }]);
+    assert.equal(answer.stopReason, "end_turn");
+    const updates = events.filter((e) => e.payload.method === "session/update").map((e) => e.payload.params.update);
+    assert.ok(updates.some((u) => u.sessionUpdate === "tool_call" && u.kind === "execute"));
+    assert.ok(updates.some((u) => u.sessionUpdate === "tool_call_update" && /from-sepp/.test(JSON.stringify(u.content))));
+    assert.ok(updates.some((u) => u.sessionUpdate === "agent_message_chunk"));
+  } finally {
+    await sdk.dispose();
+  }
+});

@@ -1,0 +1,172 @@
+// A real ACP client, built on @agentclientprotocol/sdk 2.4.0, drives
+// `sepp --acp` against the scripted fake provider: initialize -> session/new
+// -> a prompt that reads, edits and runs bash -> config options and modes ->
+// cancel mid-turn -> session/load in a fresh process, which must replay the
+// history. The SDK validates every message against ACP v1's schema, so a
+// malformed update would not arrive at all: each step checks what arrived.
+//
+// Run by ctest (tests/acp/CMakeLists.txt) as:
+//   SEPP_BIN=build/sepp FAKE_PROVIDER_BIN=build/fake-provider node --test sdk_client.test.mjs
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startFake, startAgent } from "./harness.mjs";
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "sepp-acp-sdk-"));
+const home = path.join(work, "home");
+const cwd = path.join(work, "project");
+fs.mkdirSync(home);
+fs.mkdirSync(cwd);
+fs.writeFileSync(path.join(cwd, "greet.txt"), "helo world\n");
+
+const fake = await startFake();
+after(() => {
+  fake.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+let sessionId;
+
+test("initialize, session/new, and a prompt that reads, edits and runs bash", async () => {
+  await fake.setScript([
+    { thinking: "Let me look at the file.", tool_calls: [{ name: "read", arguments: { path: "greet.txt" } }] },
+    { tool_calls: [{ name: "edit", arguments: { path: "greet.txt", old_string: "helo", new_string: "hello" } }] },
+    { tool_calls: [{ name: "bash", arguments: { command: "cat greet.txt" } }] },
+    { text: "Fixed the greeting." },
+  ]);
+  const agent = await startAgent({ home, cwd, baseUrl: fake.url });
+  try {
+    const init = await agent.initialize();
+    assert.equal(init.protocolVersion, 1);
+    assert.equal(init.agentCapabilities.loadSession, true);
+    assert.ok(init.agentCapabilities.sessionCapabilities.list);
+    assert.ok(init.agentCapabilities.sessionCapabilities.resume);
+    assert.equal(init.agentInfo.name, "sepp");
+
+    const created = await agent.request("session/new", { cwd, mcpServers: [] });
+    sessionId = created.sessionId;
+    assert.match(sessionId, /\S/);
+    assert.equal(created.modes.currentModeId, "ask");
+    const ids = created.configOptions.map((o) => o.id);
+    assert.deepEqual(ids, ["model", "thought_level"]);
+    await agent.waitFor(sessionId, (u) => u.sessionUpdate === "available_commands_update");
+
+    const answer = await agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "fix the greeting" }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+
+    const updates = agent.updates(sessionId);
+    const calls = updates.filter((u) => u.sessionUpdate === "tool_call");
+    assert.deepEqual(calls.map((c) => c.kind), ["read", "edit", "execute"]);
+    assert.equal(calls[0].locations[0].path, path.join(cwd, "greet.txt"));
+    assert.match(calls[0].title, /greet\.txt/);
+    const done = updates.filter((u) => u.sessionUpdate === "tool_call_update");
+    assert.deepEqual(done.map((u) => u.status), ["completed", "completed", "completed"]);
+    const diff = done[1].content[0];
+    assert.equal(diff.type, "diff");
+    assert.equal(diff.path, path.join(cwd, "greet.txt"));
+    assert.equal(diff.oldText, "helo");
+    assert.equal(diff.newText, "hello");
+    assert.match(done[2].content[0].content.text, /hello world/);  // bash's output
+    assert.equal(agent.text(sessionId, "agent_thought_chunk"), "Let me look at the file.");
+    assert.equal(agent.text(sessionId, "agent_message_chunk"), "Fixed the greeting.");
+    const usage = updates.filter((u) => u.sessionUpdate === "usage_update");
+    assert.ok(usage.length >= 4, "one usage_update per model call");
+    assert.ok(usage.every((u) => Number.isInteger(u.used) && u.used > 0 && u.size > 0));
+    assert.equal(fs.readFileSync(path.join(cwd, "greet.txt"), "utf8"), "hello world\n");
+  } finally {
+    await agent.close();
+  }
+});
+
+test("config options, modes, and errors a client can act on", async () => {
+  const agent = await startAgent({ home, cwd, baseUrl: fake.url });
+  try {
+    await agent.initialize();
+    const { sessionId: sid } = await agent.request("session/new", { cwd, mcpServers: [] });
+    const set = await agent.request("session/set_config_option", {
+      sessionId: sid, configId: "thought_level", value: "high",
+    });
+    assert.equal(set.configOptions.find((o) => o.id === "thought_level").currentValue, "high");
+    const model = await agent.request("session/set_config_option", {
+      sessionId: sid, configId: "model", value: "claude-haiku-4-5",
+    });
+    assert.equal(model.configOptions.find((o) => o.id === "model").currentValue, "claude-haiku-4-5");
+    assert.deepEqual(await agent.request("session/set_mode", { sessionId: sid, modeId: "deny" }), {});
+
+    await assert.rejects(agent.request("session/set_mode", { sessionId: sid, modeId: "yolo" }),
+      (e) => e.code === -32602 && /unknown mode/.test(e.message));
+    await assert.rejects(agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] }),
+      (e) => e.code === -32002 && /no open session/.test(e.message));
+    await assert.rejects(agent.request("session/new", { cwd: "relative/dir", mcpServers: [] }),
+      (e) => e.code === -32602 && /absolute path/.test(e.message));
+    await assert.rejects(agent.request("session/frobnicate", {}), (e) => e.code === -32601);
+  } finally {
+    await agent.close();
+  }
+});
+
+test("session/cancel mid-turn ends the turn with stopReason cancelled", async () => {
+  await fake.setScript([
+    { tool_calls: [{ name: "bash", arguments: { command: "sleep 30" } }] },
+    { text: "(should not be reached)" },
+  ]);
+  const agent = await startAgent({ home, cwd, baseUrl: fake.url });
+  try {
+    await agent.initialize();
+    await agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    const before = agent.updates(sessionId).length;
+    const prompt = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "wait a bit" }] });
+    await agent.waitFor(sessionId, (u, i) => i >= before && u.sessionUpdate === "tool_call" && u.kind === "execute");
+    await agent.notify("session/cancel", { sessionId });
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "cancelled");
+    // The session is still usable: another prompt runs to its end.
+    await fake.setScript([{ text: "Still here." }]);
+    const again = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "still there?" }] });
+    assert.equal(again.stopReason, "end_turn");
+  } finally {
+    await agent.close();
+  }
+});
+
+test("a fresh process lists the session and session/load replays its history", async () => {
+  const agent = await startAgent({ home, cwd, baseUrl: fake.url });
+  try {
+    await agent.initialize();
+    const listed = await agent.request("session/list", { cwd });
+    const row = listed.sessions.find((s) => s.sessionId === sessionId);
+    assert.ok(row, `session/list names ${sessionId}`);
+    assert.equal(row.cwd, cwd);
+    assert.equal(row.title, "fix the greeting");
+
+    const loaded = await agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    assert.equal(loaded.modes.currentModeId, "ask");
+    const replay = agent.updates(sessionId);
+    const users = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+    assert.deepEqual(users.slice(0, 2), ["fix the greeting", "wait a bit"]);
+    const kinds = replay.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.kind);
+    assert.deepEqual(kinds.slice(0, 3), ["read", "edit", "execute"]);
+    const edit = replay.filter((u) => u.sessionUpdate === "tool_call_update")[1];
+    assert.equal(edit.content[0].type, "diff");
+    assert.match(agent.text(sessionId, "agent_message_chunk"), /Fixed the greeting\./);
+  } finally {
+    await agent.close();
+  }
+  // session/resume (once the other process let go of it) takes it up
+  // without a replay.
+  const other = await startAgent({ home, cwd, baseUrl: fake.url });
+  try {
+    await other.initialize();
+    const resumed = await other.request("session/resume", { sessionId, cwd, mcpServers: [] });
+    assert.ok(resumed.configOptions);
+    const shown = other.updates(sessionId).filter((u) => u.sessionUpdate !== "available_commands_update");
+    assert.equal(shown.length, 0);
+  } finally {
+    await other.close();
+  }
+});
