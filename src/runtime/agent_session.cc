@@ -239,6 +239,9 @@ struct AgentSession::Impl {
       std::lock_guard<std::mutex> lock(mu);
       cancel.reset();
     }
+    // Idle before the world hears it: a client that prompts as soon as it
+    // sees agent.settled must not be told "busy".
+    MarkIdleIfDone();
     agent::Event settled(agent::EventType::kAgentSettled);
     settled.data = {{"outcome", agent::ToJson(outcome)}};
     Publish(settled);
@@ -263,6 +266,16 @@ struct AgentSession::Impl {
     }
   }
 
+  // Called by a job before it reports its result: whoever it wakes must
+  // find the agent idle, not a stale "busy".
+  void MarkIdleIfDone() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (jobs.empty()) busy = false;
+    }
+    idle_cv.notify_all();
+  }
+
   // Queues work for the worker; busy until it is done.
   void Submit(std::function<void()> job) {
     {
@@ -285,7 +298,11 @@ struct AgentSession::Impl {
         return Error::Make("the agent is busy with a prompt: abort it first (or wait until it settles)",
                            "busy");
       busy = true;
-      jobs.push_back([&] { done.set_value(fn()); });
+      jobs.push_back([&] {
+        Status st = fn();
+        MarkIdleIfDone();
+        done.set_value(std::move(st));
+      });
     }
     cv.notify_one();
     return fut.get();
@@ -372,6 +389,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   ac.thinking_budget = o.thinking_budget;
   ac.stream = o.stream;
   ac.context_window = llm::LookupModel(s.provider_name, model).context_window;
+  ac.compaction = o.compaction;
 
   s.gate = std::make_unique<PermissionBroker>(o.permissions, o.cwd,
                                               [&s](agent::Event e) { s.Publish(std::move(e)); });
@@ -562,9 +580,13 @@ std::future<Result<agent::CompactionResult>> AgentSession::Compact(const std::st
       s.compacting = true;
     }
     CancelToken token;
-    done->set_value(s.agent->Compact(focus, token));
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.compacting = false;
+    auto r = s.agent->Compact(focus, token);
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      s.compacting = false;
+    }
+    s.MarkIdleIfDone();
+    done->set_value(std::move(r));
   });
   return fut;
 }

@@ -85,6 +85,7 @@ struct SessionOptions {
   int thinking_budget = 0;
   bool stream = true;
   size_t max_queued_messages = 1000;  // steering + follow-ups waiting
+  agent::CompactionSettings compaction;
 
   PermissionDefaults permissions;
   // Load .sepp/agents etc. and print a line per problem; front ends pass a
