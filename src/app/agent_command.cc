@@ -18,6 +18,7 @@
 #include "base/paths.h"
 #include "base/secrets.h"
 #include "front/print_mode.h"
+#include "front/rpc/rpc_mode.h"
 #include "llm/provider.h"
 #include "runtime/agent_session.h"
 #include "sandbox/defaults.h"
@@ -42,6 +43,10 @@ struct Options {
   bool no_stream = false;
   std::vector<std::string> allow_domains;
   std::vector<std::string> allow_writes;
+  bool rpc = false;
+  std::string mode;      // pi's spelling: --mode rpc
+  bool no_themes = false;  // pi's flag, passed by pi-acp; sepp has no themes in rpc output
+  std::string session;   // pi's --session FILE|ID: resume it
 };
 
 // SIGINT/SIGTERM are blocked in every thread and taken by one waiter thread,
@@ -77,10 +82,96 @@ class SignalCanceller {
   std::atomic<int> signal_{0};
 };
 
+// The runtime's options from the command line; 0, or the exit status of a
+// usage error (already reported).
+int BuildSessionOptions(const Options& o, runtime::SessionOptions* so) {
+  auto config = llm::ConfigFromEnvironment(o.provider);
+  if (!config.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
+    return config.error().kind == "usage" ? 2 : 1;
+  }
+
+  if (!o.no_session && (!o.branch.empty() || !o.fork.empty()) && !o.continue_latest &&
+      o.resume.empty()) {
+    std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
+    return 2;
+  }
+  if (o.no_session && (o.continue_latest || !o.resume.empty())) {
+    std::fprintf(stderr, "sepp: -c/-r cannot be combined with --no-session\n");
+    return 2;
+  }
+
+  so->provider = *config;
+  so->model = o.model;
+  so->cwd = std::filesystem::current_path();
+  so->policy = sandbox::DefaultToolPolicy(so->cwd);
+  if (o.sandbox == "off") {
+    so->policy.enabled = false;
+    std::fprintf(stderr,
+                 "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
+                 "they can read your secrets, write anywhere and use the network\n");
+  }
+  so->no_session = o.no_session;
+  so->continue_latest = o.continue_latest;
+  so->resume = o.resume;
+  so->branch_entry = o.branch;
+  so->fork_entry = o.fork;
+  so->max_turns = o.max_turns;
+  so->thinking_budget = o.thinking;
+  so->stream = !o.no_stream;
+  so->permissions.allow_domains = o.allow_domains;
+  for (const auto& w : o.allow_writes)
+    so->permissions.allow_writes.push_back(ResolveAgainst(so->cwd, ExpandUser(w).string()).string());
+  so->permissions.ask_front_end = false;  // headless: the flags answer, else deny
+
+  return 0;
+}
+
 std::string ReadStdinIfPiped() {
   if (isatty(0)) return {};
   auto data = ReadAll(0);
   return data.ok() ? *data : std::string();
+}
+
+// `sepp --rpc`: the runtime behind pi's RPC protocol on stdin/stdout.
+int RunRpc(const Options& o) {
+  runtime::SessionOptions so;
+  if (int rc = BuildSessionOptions(o, &so); rc != 0) return rc;
+  so.permissions.ask_front_end = true;  // the client answers (extension UI dialogs)
+  // stdout carries the protocol only: anything else that would print there
+  // (a stray log line, a library's message) goes to stderr instead.
+  int proto = dup(1);
+  if (proto < 0 || dup2(2, 1) < 0) {
+    std::fprintf(stderr, "sepp: cannot set up stdout for --rpc\n");
+    return 1;
+  }
+  auto stop = MakePipe();
+  if (!stop.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", stop.error().message.c_str());
+    return 1;
+  }
+  int stop_w = stop->second.get();
+  // SIGTERM/SIGHUP (or SIGINT) start an orderly shutdown, as in pi; a second
+  // signal exits at once.
+  std::atomic<int> signals_seen{0};
+  SignalCanceller signals([&] {
+    if (signals_seen++ > 0) _exit(128 + SIGTERM);
+    char c = 1;
+    (void)!write(stop_w, &c, 1);
+  });
+  auto opened = runtime::AgentSession::Open(std::move(so));
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return 1;
+  }
+  front::rpc::RpcOptions ro;
+  ro.in_fd = 0;
+  ro.out_fd = proto;
+  ro.stop_fd = stop->first.get();
+  int rc = front::rpc::RunRpcMode(**opened, ro);
+  opened->reset();
+  close(proto);
+  return rc;
 }
 
 }  // namespace
@@ -118,6 +209,14 @@ int RunAgentCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   cli.add_option("--thinking", o.thinking, "extended-thinking token budget (0: off)");
   cli.add_flag("--no-stream", o.no_stream, "ask the provider for whole answers");
+  cli.add_flag("--rpc", o.rpc,
+               "serve pi's RPC protocol on stdin/stdout (JSONL; see docs/rpc.md)");
+  cli.add_option("--mode", o.mode, "pi's spelling: --mode rpc is --rpc")
+      ->check(CLI::IsMember({"rpc"}));
+  cli.add_flag("--no-themes", o.no_themes, "accepted for pi compatibility (no effect)");
+  cli.add_option("--session", o.session,
+                 "resume this session (a session file's path, an id or a unique prefix); "
+                 "pi's spelling of -r");
   cli.add_option("--allow-domain", o.allow_domains,
                  "when the model asks to retry a refused command with network access to this "
                  "domain (\"*.example.com\" too), allow it (headless: otherwise it is denied)");
@@ -131,9 +230,24 @@ int RunAgentCommand(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   o.print = print->count() > 0;
+  if (o.mode == "rpc") o.rpc = true;
+  if (!o.session.empty()) {
+    if (!o.resume.empty()) {
+      std::fprintf(stderr, "sepp: give the session once: --session or -r, not both\n");
+      return 2;
+    }
+    o.resume = o.session;
+  }
 
   signal(SIGPIPE, SIG_IGN);
   RegisterSecretsFromEnvironment();
+  if (o.rpc) {
+    if (o.print) {
+      std::fprintf(stderr, "sepp: --rpc takes its prompts on stdin: drop -p\n");
+      return 2;
+    }
+    return RunRpc(o);
+  }
 
   std::string piped = ReadStdinIfPiped();
   if (!o.print && piped.empty()) {
@@ -152,45 +266,8 @@ int RunAgentCommand(int argc, char** argv) {
   front::OutputFormat format;
   front::ParseOutputFormat(o.output, &format);
 
-  auto config = llm::ConfigFromEnvironment(o.provider);
-  if (!config.ok()) {
-    std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
-    return config.error().kind == "usage" ? 2 : 1;
-  }
-
-  if (!o.no_session && (!o.branch.empty() || !o.fork.empty()) && !o.continue_latest &&
-      o.resume.empty()) {
-    std::fprintf(stderr, "sepp: --branch and --fork need the session: add -c or -r ID\n");
-    return 2;
-  }
-  if (o.no_session && (o.continue_latest || !o.resume.empty())) {
-    std::fprintf(stderr, "sepp: -c/-r cannot be combined with --no-session\n");
-    return 2;
-  }
-
   runtime::SessionOptions so;
-  so.provider = *config;
-  so.model = o.model;
-  so.cwd = std::filesystem::current_path();
-  so.policy = sandbox::DefaultToolPolicy(so.cwd);
-  if (o.sandbox == "off") {
-    so.policy.enabled = false;
-    std::fprintf(stderr,
-                 "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
-                 "they can read your secrets, write anywhere and use the network\n");
-  }
-  so.no_session = o.no_session;
-  so.continue_latest = o.continue_latest;
-  so.resume = o.resume;
-  so.branch_entry = o.branch;
-  so.fork_entry = o.fork;
-  so.max_turns = o.max_turns;
-  so.thinking_budget = o.thinking;
-  so.stream = !o.no_stream;
-  so.permissions.allow_domains = o.allow_domains;
-  for (const auto& w : o.allow_writes)
-    so.permissions.allow_writes.push_back(ResolveAgainst(so.cwd, ExpandUser(w).string()).string());
-  so.permissions.ask_front_end = false;  // headless: the flags answer, else deny
+  if (int rc = BuildSessionOptions(o, &so); rc != 0) return rc;
 
   // Signals are blocked before the runtime starts its threads, so that only
   // the waiter takes them.
