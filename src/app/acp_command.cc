@@ -78,7 +78,14 @@ int RunAcpCommand(int argc, char** argv) {
   };
   o.models = {llm::DefaultModel(config->name)};
   o.version = SEPP_VERSION;
-  return front::acp::RunAcpServer(STDIN_FILENO, STDOUT_FILENO, std::move(o));
+  // stdout carries only the protocol: it moves to its own descriptor and fd
+  // 1 points at stderr, so a stray print anywhere below cannot corrupt it.
+  int proto = dup(STDOUT_FILENO);
+  if (proto < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::fprintf(stderr, "sepp: cannot set up stdout for --acp\n");
+    return 1;
+  }
+  return front::acp::RunAcpServer(STDIN_FILENO, proto, std::move(o));
 }
 
 }  // namespace sepp::app
