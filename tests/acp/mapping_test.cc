@@ -4,6 +4,7 @@
 // (tests/acp/node) checks them against the real SDK.
 #include <gtest/gtest.h>
 
+#include "front/acp/permission.h"
 #include "front/acp/session_config.h"
 #include "front/acp/tool_calls.h"
 #include "front/acp/updates.h"
@@ -219,6 +220,50 @@ TEST(AcpSessionConfig, ModesAndConfigOptionsHaveTheShapesACPDefines) {
   EXPECT_EQ(opts[1]["category"], "thought_level");
   EXPECT_EQ(opts[1]["currentValue"], "low");
   EXPECT_EQ(AvailableCommandsJson()[0]["name"], "compact");
+}
+
+}  // namespace
+}  // namespace sepp::front::acp
+
+namespace sepp::front::acp {
+namespace {
+
+TEST(AcpPermission, ARequestNamesWhatWouldBeWidenedAndOffersTheFourAnswers) {
+  Json request = {{"request_id", "perm-1"},
+                  {"call_id", "toolu_1"},
+                  {"tool", "bash"},
+                  {"args", {{"command", "curl https://api.example.com"}}},
+                  {"widen", {{{"kind", "domain"}, {"target", "api.example.com"}}}},
+                  {"justification", "to fetch the docs"},
+                  {"policy_change", "allow_domains = [\"api.example.com\"]\n"}};
+  Json p = PermissionRequestParams("s1", request, "/w");
+  EXPECT_EQ(p["sessionId"], "s1");
+  EXPECT_EQ(p["toolCall"]["toolCallId"], "toolu_1");
+  EXPECT_EQ(p["toolCall"]["kind"], "execute");
+  EXPECT_EQ(p["toolCall"]["title"], "Allow: connect to api.example.com");
+  std::string text = p["toolCall"]["content"][0]["content"]["text"];
+  EXPECT_NE(text.find("to fetch the docs"), std::string::npos);
+  EXPECT_NE(text.find("allow_domains"), std::string::npos);  // shown before it is saved
+  std::vector<std::string> kinds;
+  for (const Json& o : p["options"]) kinds.push_back(o["kind"]);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"allow_once", "allow_always", "allow_always", "reject_once"}));
+}
+
+TEST(AcpPermission, OnlyAClearAllowAllows) {
+  auto pick = [](const char* option) {
+    return AnswerFromClient({{"outcome", {{"outcome", "selected"}, {"optionId", option}}}}, nullptr);
+  };
+  EXPECT_EQ(pick("allow_once").choice, agent::PermissionChoice::kAllowOnce);
+  EXPECT_EQ(pick("allow_session").choice, agent::PermissionChoice::kAllowSession);
+  EXPECT_EQ(pick("allow_project").choice, agent::PermissionChoice::kAllowProject);
+  EXPECT_EQ(pick("deny").choice, agent::PermissionChoice::kDeny);
+  EXPECT_EQ(pick("something-else").choice, agent::PermissionChoice::kDeny);
+  auto cancelled = AnswerFromClient({{"outcome", {{"outcome", "cancelled"}}}}, nullptr);
+  EXPECT_EQ(cancelled.choice, agent::PermissionChoice::kDeny);
+  EXPECT_EQ(cancelled.source, "cancelled");
+  EXPECT_EQ(AnswerFromClient(nullptr, {{"code", -32603}}).choice, agent::PermissionChoice::kDeny);
+  EXPECT_EQ(AnswerFromClient("garbage", nullptr).choice, agent::PermissionChoice::kDeny);
+  EXPECT_EQ(AnswerFromClient({{"outcome", 5}}, nullptr).choice, agent::PermissionChoice::kDeny);
 }
 
 }  // namespace
