@@ -4,6 +4,7 @@
 //   BM_PromptToFirstUpdate  session/prompt sent -> first session/update read
 //   BM_TurnWithOneToolCall  a whole turn: model asks for `read`, then answers
 //   BM_IdleRss              resident memory after initialize + session/new
+//   BM_RssOver1000Prompts   resident memory after 10 and after 1,000 prompts
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -172,6 +173,26 @@ void BM_IdleRss(benchmark::State& state) {
   state.counters["rss_kB"] = static_cast<double>(rss);
 }
 BENCHMARK(BM_IdleRss)->Iterations(1);
+
+// 1,000 prompts in one session: memory should grow only with the session
+// (the context and its file), not with the number of turns served.
+void BM_RssOver1000Prompts(benchmark::State& state) {
+  sepp::fake::FakeProvider fake;
+  if (!fake.Start().ok()) return state.SkipWithError("fake provider did not start");
+  fake.SetScript(Repeat({{"text", "ok"}}, 2000));
+  Agent agent(fake.base_url());
+  long after10 = 0, after1000 = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < 1000; ++i) {
+      agent.Prompt("p");
+      if (i == 9) after10 = agent.RssKb();
+    }
+    after1000 = agent.RssKb();
+  }
+  state.counters["rss_after_10_kB"] = static_cast<double>(after10);
+  state.counters["rss_after_1000_kB"] = static_cast<double>(after1000);
+}
+BENCHMARK(BM_RssOver1000Prompts)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

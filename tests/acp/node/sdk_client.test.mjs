@@ -110,6 +110,31 @@ test("config options, modes, and errors a client can act on", async () => {
   }
 });
 
+test("two sessions in one process run their prompts at the same time, each with its own updates", async () => {
+  await fake.setScript([{ text: "Same answer." }, { text: "Same answer." }]);
+  const agent = await startAgent({ home, cwd, baseUrl: fake.url });
+  try {
+    await agent.initialize();
+    const a = (await agent.request("session/new", { cwd, mcpServers: [] })).sessionId;
+    const b = (await agent.request("session/new", { cwd, mcpServers: [] })).sessionId;
+    assert.notEqual(a, b);
+    const [ra, rb] = await Promise.all([
+      agent.request("session/prompt", { sessionId: a, prompt: [{ type: "text", text: "one" }] }),
+      agent.request("session/prompt", { sessionId: b, prompt: [{ type: "text", text: "two" }] }),
+    ]);
+    assert.equal(ra.stopReason, "end_turn");
+    assert.equal(rb.stopReason, "end_turn");
+    assert.equal(agent.text(a, "agent_message_chunk"), "Same answer.");
+    assert.equal(agent.text(b, "agent_message_chunk"), "Same answer.");
+    // Each session's own file: the prompts did not cross.
+    const list = (await agent.request("session/list", { cwd })).sessions;
+    assert.equal(list.find((s) => s.sessionId === a).title, "one");
+    assert.equal(list.find((s) => s.sessionId === b).title, "two");
+  } finally {
+    await agent.close();
+  }
+});
+
 test("session/cancel mid-turn ends the turn with stopReason cancelled", async () => {
   await fake.setScript([
     { tool_calls: [{ name: "bash", arguments: { command: "sleep 30" } }] },
