@@ -268,3 +268,34 @@ TEST(AcpPermission, OnlyAClearAllowAllows) {
 
 }  // namespace
 }  // namespace sepp::front::acp
+
+namespace sepp::front::acp {
+namespace {
+
+// Whatever arguments the model sends (they are its output, not ours), the
+// mapping of a call neither throws nor yields a non-object update.
+TEST(AcpToolCalls, ArbitraryArgumentsNeverBreakTheMapping) {
+  const Json values[] = {nullptr, 1, -7, 1.5, true, "s", Json::array(), Json::object(),
+                         Json::array({1, "x"}), {{"k", 1}}, 18446744073709551615ull};
+  const char* keys[] = {"path", "offset", "limit", "old_string", "new_string", "edits", "content", "command"};
+  const char* tools[] = {"read", "write", "edit", "bash", "ls", "find", "grep", "agent", "x"};
+  int n = 0;
+  for (const char* tool : tools)
+    for (const char* key : keys)
+      for (const Json& v : values) {
+        Json args = {{key, v}};
+        if (std::string(key) == "edits") args["edits"] = Json::array({v, {{"old_string", v}, {"new_string", v}}});
+        ASSERT_NO_THROW({
+          Json a = ToolCallStarted("c", tool, "", args, "/w");
+          Json b = ToolCallFinished("c", tool, args, "r", false, Json(), "/w");
+          Json c = ToolCallFinished("c", tool, args, "r", true, args, "/w");
+          EXPECT_TRUE(a.is_object() && b.is_object() && c.is_object());
+          EXPECT_TRUE(b["content"].is_array() && !b["content"].empty());
+        }) << tool << " " << args.dump();
+        ++n;
+      }
+  EXPECT_EQ(n, 9 * 8 * 11);
+}
+
+}  // namespace
+}  // namespace sepp::front::acp

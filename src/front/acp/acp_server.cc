@@ -122,6 +122,9 @@ class Server {
   UpdateContext ContextFor(AcpSession& s);
 
   void Pump(std::shared_ptr<AcpSession> s);
+  // One event to the client (an update, a permission request, the answer).
+  void Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
+               std::map<std::string, Json>& args_of_call);
   void AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e);
   void Settle(AcpSession& s, const Json& outcome);
   void Compact(std::shared_ptr<AcpSession> s, Json id, std::string focus);
@@ -337,11 +340,7 @@ Result<Json> Server::LoadSession(const Json& p, bool replay) {
     s = it->second;  // open here already: show it again
   } else {
     auto opened = Open(*cwd, *id);
-    if (!opened.ok()) {
-      Error e = opened.error();
-      if (e.kind.empty() || e.kind == "not_found") e.kind = "not_found";
-      return e;
-    }
+    if (!opened.ok()) return opened.error();  // "not_found" keeps ACP's -32002
     s = *opened;
     if (p.contains("mcpServers")) s->mcp_servers = p["mcpServers"];
     Start(s);
@@ -562,32 +561,36 @@ void Server::Pump(std::shared_ptr<AcpSession> s) {
       if (!s->rt->GetState().busy) Settle(*s, agent::ToJson(s->rt->LastOutcome()));
       continue;
     }
-    using agent::EventType;
-    if (e.type == EventType::kPermissionRequested) {
-      AskPermission(s, e);
-      continue;
+    try {
+      Forward(s, e, args_of_call);
+    } catch (const std::exception& ex) {  // a bug must not end the process
+      log::Error("acp: session " + s->id + ": could not forward an event: " + ex.what());
     }
-    if (e.type == EventType::kAgentSettled) {
-      Settle(*s, e.data.is_object() ? e.data.value("outcome", Json()) : Json());
-      continue;
-    }
-    // A sub-agent's own stream stays inside its "agent" tool call.
-    if (!e.parent_call_id.empty()) continue;
-    Json args;
-    if (e.type == EventType::kToolStarted) args_of_call[e.call_id] = e.args;
-    if (e.type == EventType::kToolFinished) {
-      auto it = args_of_call.find(e.call_id);
-      if (it != args_of_call.end()) {
-        args = std::move(it->second);
-        args_of_call.erase(it);
-      }
-    }
-    auto update = UpdateForEvent(e, ContextFor(*s), args);
-    if (!update) continue;
-    bool droppable = e.type == EventType::kMessageDelta || e.type == EventType::kThinkingDelta ||
-                     e.type == EventType::kUsage;
-    Update(s->id, std::move(*update), droppable);
   }
+}
+
+void Server::Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
+                     std::map<std::string, Json>& args_of_call) {
+  using agent::EventType;
+  if (e.type == EventType::kPermissionRequested) return AskPermission(s, e);
+  if (e.type == EventType::kAgentSettled)
+    return Settle(*s, e.data.is_object() ? e.data.value("outcome", Json()) : Json());
+  // A sub-agent's own stream stays inside its "agent" tool call.
+  if (!e.parent_call_id.empty()) return;
+  Json args;
+  if (e.type == EventType::kToolStarted) args_of_call[e.call_id] = e.args;
+  if (e.type == EventType::kToolFinished) {
+    auto it = args_of_call.find(e.call_id);
+    if (it != args_of_call.end()) {
+      args = std::move(it->second);
+      args_of_call.erase(it);
+    }
+  }
+  auto update = UpdateForEvent(e, ContextFor(*s), args);
+  if (!update) return;
+  bool droppable = e.type == EventType::kMessageDelta || e.type == EventType::kThinkingDelta ||
+                   e.type == EventType::kUsage;
+  Update(s->id, std::move(*update), droppable);
 }
 
 void Server::Reply(const Json& id, const Result<Json>& r) {
