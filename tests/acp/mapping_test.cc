@@ -98,6 +98,14 @@ TEST(AcpToolCalls, BashOutputIsShownAndBoundedWithoutSplittingACharacter) {
   EXPECT_NE(shown.find("shortened"), std::string::npos);
 }
 
+TEST(AcpToolCalls, ARunningCallShowsItsOutputSoFar) {
+  Json u = ToolCallProgress("c", "line 1\nline 2\n");
+  EXPECT_EQ(u["sessionUpdate"], "tool_call_update");
+  EXPECT_EQ(u["status"], "in_progress");
+  EXPECT_EQ(u["content"][0]["content"]["text"], "line 1\nline 2\n");
+  EXPECT_EQ(ToolCallProgress("c", "\xff")["content"][0]["content"]["text"], "\xef\xbf\xbd");
+}
+
 TEST(AcpUpdates, DeltasUsageAndToolEventsMapToUpdates) {
   UpdateContext ctx{"/w", 200000, nullptr};
   agent::Event text(agent::EventType::kMessageDelta);

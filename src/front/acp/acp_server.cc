@@ -13,6 +13,7 @@
 #include "front/acp/outbox.h"
 #include "front/acp/permission.h"
 #include "front/acp/session_config.h"
+#include "front/acp/tool_calls.h"
 #include "front/acp/updates.h"
 #include "llm/models.h"
 #include "tools/tool.h"
@@ -87,6 +88,12 @@ struct AcpSession {
   }
 };
 
+// What a session's pump remembers about the tool calls in flight.
+struct CallState {
+  std::map<std::string, Json> args;           // from tool.started, for tool.finished
+  std::map<std::string, std::string> output;  // streamed so far (bash)
+};
+
 class Server {
  public:
   Server(int in_fd, int out_fd, AcpOptions options)
@@ -123,8 +130,7 @@ class Server {
 
   void Pump(std::shared_ptr<AcpSession> s);
   // One event to the client (an update, a permission request, the answer).
-  void Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
-               std::map<std::string, Json>& args_of_call);
+  void Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e, CallState& calls);
   void AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e);
   void Settle(AcpSession& s, const Json& outcome);
   void Compact(std::shared_ptr<AcpSession> s, Json id, std::string focus);
@@ -546,7 +552,7 @@ void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Ev
 }
 
 void Server::Pump(std::shared_ptr<AcpSession> s) {
-  std::map<std::string, Json> args_of_call;
+  CallState calls;
   for (;;) {
     agent::Event e(agent::EventType::kSessionStarted);
     auto next = s->sub->Pop(&e);
@@ -562,7 +568,7 @@ void Server::Pump(std::shared_ptr<AcpSession> s) {
       continue;
     }
     try {
-      Forward(s, e, args_of_call);
+      Forward(s, e, calls);
     } catch (const std::exception& ex) {  // a bug must not end the process
       log::Error("acp: session " + s->id + ": could not forward an event: " + ex.what());
     }
@@ -570,21 +576,30 @@ void Server::Pump(std::shared_ptr<AcpSession> s) {
 }
 
 void Server::Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
-                     std::map<std::string, Json>& args_of_call) {
+                     CallState& calls) {
   using agent::EventType;
   if (e.type == EventType::kPermissionRequested) return AskPermission(s, e);
   if (e.type == EventType::kAgentSettled)
     return Settle(*s, e.data.is_object() ? e.data.value("outcome", Json()) : Json());
   // A sub-agent's own stream stays inside its "agent" tool call.
   if (!e.parent_call_id.empty()) return;
+  if (e.type == EventType::kToolOutput) {
+    // Shown live, up to what a client needs to render; the finished call
+    // carries the result the model saw.
+    std::string& so_far = calls.output[e.call_id];
+    if (so_far.size() >= kMaxShownOutput) return;
+    so_far += e.text;
+    return Update(s->id, ToolCallProgress(e.call_id, so_far), true);
+  }
   Json args;
-  if (e.type == EventType::kToolStarted) args_of_call[e.call_id] = e.args;
+  if (e.type == EventType::kToolStarted) calls.args[e.call_id] = e.args;
   if (e.type == EventType::kToolFinished) {
-    auto it = args_of_call.find(e.call_id);
-    if (it != args_of_call.end()) {
+    auto it = calls.args.find(e.call_id);
+    if (it != calls.args.end()) {
       args = std::move(it->second);
-      args_of_call.erase(it);
+      calls.args.erase(it);
     }
+    calls.output.erase(e.call_id);
   }
   auto update = UpdateForEvent(e, ContextFor(*s), args);
   if (!update) return;

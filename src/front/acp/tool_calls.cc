@@ -82,6 +82,13 @@ Json ToolCallStarted(const std::string& call_id, std::string_view tool, const st
   return u;
 }
 
+Json ToolCallProgress(const std::string& call_id, const std::string& output_so_far) {
+  return {{"sessionUpdate", "tool_call_update"},
+          {"toolCallId", call_id},
+          {"status", "in_progress"},
+          {"content", Json::array({TextContent(SanitizeUtf8(output_so_far))})}};
+}
+
 Json ToolCallFinished(const std::string& call_id, std::string_view tool, const Json& args,
                       const std::string& result, bool is_error, const Json& details,
                       const std::filesystem::path& cwd) {

@@ -23,6 +23,10 @@ Json ToolLocations(std::string_view tool, const Json& args, const std::filesyste
 Json ToolCallStarted(const std::string& call_id, std::string_view tool, const std::string& title,
                      const Json& args, const std::filesystem::path& cwd);
 
+// A running call's output so far (bash streams it): a tool_call_update that
+// keeps the call in_progress and replaces its content with that text.
+Json ToolCallProgress(const std::string& call_id, const std::string& output_so_far);
+
 // The session/update that closes it. details: the tool's details for front
 // ends (may be null, e.g. in replayed history).
 Json ToolCallFinished(const std::string& call_id, std::string_view tool, const Json& args,

@@ -64,14 +64,16 @@ test("initialize, session/new, and a prompt that reads, edits and runs bash", as
     assert.deepEqual(calls.map((c) => c.kind), ["read", "edit", "execute"]);
     assert.equal(calls[0].locations[0].path, path.join(cwd, "greet.txt"));
     assert.match(calls[0].title, /greet\.txt/);
-    const done = updates.filter((u) => u.sessionUpdate === "tool_call_update");
+    const progress = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress");
+    assert.ok(progress.some((u) => /hello world/.test(u.content[0].content.text)), "bash's output is shown while it runs");
+    const done = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status !== "in_progress");
     assert.deepEqual(done.map((u) => u.status), ["completed", "completed", "completed"]);
     const diff = done[1].content[0];
     assert.equal(diff.type, "diff");
     assert.equal(diff.path, path.join(cwd, "greet.txt"));
     assert.equal(diff.oldText, "helo");
     assert.equal(diff.newText, "hello");
-    assert.match(done[2].content[0].content.text, /hello world/);  // bash's output
+    assert.match(done.at(-1).content[0].content.text, /hello world/);  // bash's output
     assert.equal(agent.text(sessionId, "agent_thought_chunk"), "Let me look at the file.");
     assert.equal(agent.text(sessionId, "agent_message_chunk"), "Fixed the greeting.");
     const usage = updates.filter((u) => u.sessionUpdate === "usage_update");
