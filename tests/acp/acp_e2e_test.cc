@@ -7,7 +7,11 @@
 #include <filesystem>
 #include <thread>
 
+#include <random>
+
 #include "acp/acp_child.h"
+#include "base/strings.h"
+#include "front/acp/jsonrpc.h"
 #include "support/fake_provider.h"
 
 namespace sepp::acptest {
@@ -79,6 +83,52 @@ TEST_F(AcpE2e, EveryBadLineGetsOneErrorAndTheSessionGoesOn) {
   // early, not json, no method, batch, too long: one each; the blank line and
   // the notification get nothing.
   EXPECT_EQ(errors, 5);
+  c->CloseStdin();
+  EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
+}
+
+// Thousands of mutated lines at the binary: it stays up and answers each
+// line exactly as often as JSON-RPC says (an error for a bad line, one
+// answer per request, nothing for notifications and responses).
+TEST_F(AcpE2e, MutatedTrafficGetsExactlyOneAnswerPerLineThatNeedsOne) {
+  const std::string seeds[] = {
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}})",
+      R"({"jsonrpc":"2.0","id":2,"method":"session/list","params":{}})",
+      R"({"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":"x","modeId":"ask"}})",
+      R"({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"x"}})",
+      R"({"jsonrpc":"2.0","id":4,"result":{"outcome":{"outcome":"cancelled"}}})",
+  };
+  const char alphabet[] = "{}[]\":,\\0123456789-.truefalsnl \xff\xc3";
+  std::mt19937 rng(7);
+  auto c = Start();
+  std::string batch;
+  int expected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s = seeds[rng() % std::size(seeds)];
+    for (int k = 0, n = 1 + rng() % 3; k < n && !s.empty(); ++k) {
+      size_t at = rng() % s.size();
+      switch (rng() % 3) {
+        case 0: s[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+        case 1: s.erase(at, 1 + rng() % 6); break;
+        case 2: s.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]); break;
+      }
+    }
+    if (s.find('\n') != std::string::npos || sepp::Trim(s).empty()) continue;
+    auto p = front::jsonrpc::ParseMessage(s);
+    bool request = p.message && p.message->kind == front::jsonrpc::Message::Kind::kRequest;
+    // A mutated prompt would start real work; this test is about framing.
+    if (request && p.message->method == "session/prompt") continue;
+    expected += (!p.error_response.is_null() || request) ? 1 : 0;
+    batch += s + "\n";
+  }
+  c->SendRaw(batch);
+  Json done = c->Call("sentinel", "session/list", Json::object());
+  ASSERT_FALSE(done.is_null()) << c->stderr_text();
+  int answers = -1;  // the sentinel's own
+  for (const Json& m : c->seen())
+    if (!m.contains("method")) ++answers;
+  EXPECT_EQ(answers, expected);
+  EXPECT_GT(expected, 1000);
   c->CloseStdin();
   EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
 }
