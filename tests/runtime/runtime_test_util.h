@@ -38,8 +38,13 @@ class HeldProvider {
  public:
   std::deque<llm::Message> replies;
   std::vector<llm::Request> requests;
+  // false: count calls without keeping their requests (memory tests: every
+  // request holds the whole history).
+  bool keep_requests = true;
 
   void hold() { std::lock_guard<std::mutex> l(mu_); held_ = true; }
+  // Only calls from the n-th on (0-based) wait while held.
+  void hold_from(size_t n) { std::lock_guard<std::mutex> l(mu_); held_ = true; hold_from_ = n; }
   void release() {
     { std::lock_guard<std::mutex> l(mu_); held_ = false; }
     cv_.notify_all();
@@ -54,7 +59,8 @@ class HeldProvider {
 
   Result<llm::Message> Complete(const llm::Request& r, const llm::StreamSink& sink, CancelToken* c) {
     std::unique_lock<std::mutex> l(mu_);
-    requests.push_back(r);
+    requests.push_back(keep_requests ? r : llm::Request());
+    size_t index = requests.size() - 1;
     cv_.notify_all();
     std::unique_ptr<CancelToken::Registration> reg;
     if (c) {
@@ -62,7 +68,7 @@ class HeldProvider {
       reg = c->OnCancel([this] { std::lock_guard<std::mutex> g(mu_); cv_.notify_all(); });
       l.lock();
     }
-    cv_.wait(l, [&] { return !held_ || (c && c->cancelled()); });
+    cv_.wait(l, [&] { return !held_ || index < hold_from_ || (c && c->cancelled()); });
     if (c && c->cancelled()) return Error::Make("aborted", "aborted");
     llm::Message m = replies.empty() ? TextReply("(no more replies)") : replies.front();
     if (!replies.empty()) replies.pop_front();
@@ -77,6 +83,7 @@ class HeldProvider {
   std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false;
+  size_t hold_from_ = 0;
 };
 
 class Forward : public llm::Provider {

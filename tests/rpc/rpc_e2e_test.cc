@@ -1,0 +1,138 @@
+// The sepp binary in RPC mode, spawned the way pi-acp spawns pi, against the
+// fake provider.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "rpc_child.h"
+#include "support/fake_provider.h"
+
+namespace sepp::rpc_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RpcE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sepp-rpc-e2e-XXXXXX";
+    root_ = mkdtemp(tmpl);
+    fs::create_directories(root_ / "home");
+    fs::create_directories(root_ / "work");
+    ASSERT_TRUE(fp_.Start().ok());
+  }
+  void TearDown() override {
+    fp_.Stop();
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  std::map<std::string, std::string> Env() {
+    return {{"PATH", "/usr/bin:/bin"},
+            {"HOME", root_.string()},
+            {"SEPP_HOME", (root_ / "home").string()},
+            {"ANTHROPIC_BASE_URL", fp_.base_url()},
+            {"ANTHROPIC_API_KEY", "sk-test-rpc-e2e"}};
+  }
+  void Start(Child& c, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {std::string(SEPP_BINARY_DIR) + "/sepp", "--mode", "rpc",
+                                     "--no-themes"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    ASSERT_TRUE(c.Start(argv, Env(), (root_ / "work").string(), (root_ / "stderr.txt").string()));
+  }
+  std::string Stderr() {
+    std::ifstream in(root_ / "stderr.txt");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  fs::path root_;
+  fake::FakeProvider fp_;
+};
+
+TEST_F(RpcE2E, APromptRoundTripWithPiFlagsAndOnlyProtocolOnStdout) {
+  fp_.SetScript({{"responses",
+                  {{{"tool_calls", {{{"name", "ls"}, {"arguments", {{"path", "."}}}}}}},
+                   {{"text", "all done"}}}}});
+  Child c;
+  Start(c);
+  ASSERT_TRUE(c.Send(Json{{"id", "s1"}, {"type", "get_state"}}));
+  auto st = c.Until("response", "s1");
+  ASSERT_FALSE(st.empty());
+  ASSERT_TRUE(st.back()["success"].get<bool>()) << st.back().dump();
+  std::string file = st.back()["data"].value("sessionFile", "");
+  EXPECT_TRUE(fs::exists(file)) << file;
+  ASSERT_TRUE(c.Send(Json{{"id", "p1"}, {"type", "prompt"}, {"message", "list"}}));
+  auto ev = c.Until("agent_settled");
+  ASSERT_FALSE(ev.empty());
+  std::vector<std::string> types;
+  for (const auto& j : ev) {
+    ASSERT_FALSE(j.contains("unparsable")) << j.dump();
+    types.push_back(j.value("type", ""));
+  }
+  for (const char* t : {"agent_start", "turn_start", "message_start", "message_update",
+                        "message_end", "tool_execution_start", "tool_execution_end", "turn_end",
+                        "agent_end", "agent_settled"})
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
+  c.Send(Json{{"id", "t"}, {"type", "get_last_assistant_text"}});
+  auto t = c.Until("response", "t");
+  EXPECT_EQ(t.back()["data"]["text"], "all done");
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(), 0);
+  // The key never reached stdout or stderr.
+  EXPECT_EQ(Stderr().find("sk-test-rpc-e2e"), std::string::npos);
+
+  // pi-acp's session/load: --session FILE gives the history back.
+  Child again;
+  Start(again, {"--session", file});
+  again.Send(Json{{"id", "m"}, {"type", "get_messages"}});
+  auto m = again.Until("response", "m");
+  ASSERT_TRUE(m.back()["success"].get<bool>()) << m.back().dump() << Stderr();
+  auto msgs = m.back()["data"]["messages"];
+  ASSERT_EQ(msgs.size(), 4u) << msgs.dump();
+  EXPECT_EQ(msgs[0]["role"], "user");
+  EXPECT_EQ(msgs[2]["role"], "toolResult");
+  EXPECT_EQ(msgs[3]["content"][0]["text"], "all done");
+}
+
+TEST_F(RpcE2E, ClosingStdinMidTurnEndsItCleanlyWithAValidSessionFile) {
+  fp_.SetScript({{"responses", {{{"text", std::string(3000, 'z')}, {"chunk_delay_ms", 20}}}}});
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "s"}, {"type", "get_state"}});
+  std::string file = c.Until("response", "s").back()["data"].value("sessionFile", "");
+  c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "write a lot"}});
+  // Wait for the answer to be streaming, then hang up.
+  bool streaming = false;
+  while (auto j = c.Next()) {
+    if (j->value("type", "") == "message_update") {
+      streaming = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(streaming);
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+  // Every line of the session file is JSON; the turn is recorded as aborted.
+  std::ifstream in(file);
+  std::string line, last_message;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    auto j = ParseJson(line);
+    ASSERT_TRUE(j.ok()) << line;
+    if (j->value("type", "") == "message") last_message = line;
+  }
+  EXPECT_GE(lines, 3);
+  EXPECT_NE(last_message.find("\"aborted\""), std::string::npos) << last_message;
+}
+
+TEST_F(RpcE2E, SigtermShutsDownInOrder) {
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "s"}, {"type", "get_state"}});
+  ASSERT_FALSE(c.Until("response", "s").empty());
+  kill(c.pid(), SIGTERM);
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+}
+
+}  // namespace
+}  // namespace sepp::rpc_test
