@@ -66,14 +66,26 @@ test("sandbox-agent's SDK completes a prompt with a tool call through sepp --acp
       { text: "All done." },
     ]);
     const session = await sdk.createSession({ agent: "mock", cwd });
-    const events = [];
-    session.onEvent((e) => events.push(e));
+    const updates = [];
+    const waiters = new Set();
+    session.onEvent((e) => {
+      if (e.payload.method !== "session/update") return;
+      updates.push(e.payload.params.update);
+      for (const w of waiters) w();
+    });
+    // The answer comes back in the POST's body; the updates on the SSE
+    // stream, which may still be on their way when the answer is in.
+    const seen = (pred) => new Promise((resolve, reject) => {
+      const check = () => { if (updates.some(pred)) { waiters.delete(check); clearTimeout(t); resolve(); } };
+      const t = setTimeout(() => { waiters.delete(check); reject(new Error(`not seen; got ${JSON.stringify(updates.map((u) => u.sessionUpdate))}`)); }, 30000);
+      waiters.add(check);
+      check();
+    });
     const answer = await session.prompt([{ type: "text", text: "say something" }]);
     assert.equal(answer.stopReason, "end_turn");
-    const updates = events.filter((e) => e.payload.method === "session/update").map((e) => e.payload.params.update);
-    assert.ok(updates.some((u) => u.sessionUpdate === "tool_call" && u.kind === "execute"));
-    assert.ok(updates.some((u) => u.sessionUpdate === "tool_call_update" && /from-sepp/.test(JSON.stringify(u.content))));
-    assert.ok(updates.some((u) => u.sessionUpdate === "agent_message_chunk"));
+    await seen((u) => u.sessionUpdate === "tool_call" && u.kind === "execute");
+    await seen((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed" && /from-sepp/.test(JSON.stringify(u.content)));
+    await seen((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "All done.");
   } finally {
     await sdk.dispose();
   }
