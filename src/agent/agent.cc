@@ -4,7 +4,9 @@
 #include <atomic>
 #include <thread>
 
+#include "agent/access_retry.h"
 #include "base/log.h"
+#include "sandbox/defaults.h"
 #include "base/secrets.h"
 
 namespace sepp::agent {
@@ -242,6 +244,70 @@ Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& c
   return r;
 }
 
+namespace {
+
+tools::ToolResult ErrorResult(std::string text) {
+  tools::ToolResult r;
+  r.text = std::move(text);
+  r.is_error = true;
+  return r;
+}
+
+}  // namespace
+
+tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn,
+                                         CancelToken& cancel) {
+  auto req = ParseAccessRequest(call.arguments, config_.cwd);
+  if (!req.ok()) return ErrorResult(req.error().message + "; nothing was run");
+  CallMemory::Call earlier;
+  if (!past_calls_.Find(req->call_id, &earlier))
+    return ErrorResult("there is no earlier call with id \"" + req->call_id +
+                       "\" in this conversation: give the id of the call the sandbox refused");
+  tools::Tool* tool = tools_.Find(earlier.tool);
+  if (!tool) return ErrorResult("the tool \"" + earlier.tool + "\" is not available now");
+
+  PermissionRequest pr;
+  pr.call_id = call.id;
+  pr.tool = earlier.tool;
+  pr.args = earlier.args;
+  pr.widenings = req->widenings;
+  pr.justification = req->justification;
+  pr.denials = earlier.denials;
+  PermissionAnswer answer = config_.permission_gate->Ask(pr, cancel);
+  std::string what = DescribeWidenings(req->widenings);
+  if (answer.choice == PermissionChoice::kDeny) {
+    tools::ToolResult r = ErrorResult(
+        "permission denied (" + what + "): " +
+        (answer.message.empty() ? "the user said no" : answer.message) +
+        ". Do not ask again for the same access; find another way or tell the user what is "
+        "blocked.");
+    r.details = {{"denied", true}, {"permission", ToJson(answer)}};
+    return r;
+  }
+  sandbox::Policy base = config_.policy ? *config_.policy : sandbox::DefaultToolPolicy(config_.cwd);
+  sandbox::Policy wider = Widen(base, req->widenings);
+  tools::ToolContext ctx;
+  ctx.cwd = config_.cwd;
+  ctx.cancel = &cancel;
+  ctx.policy = &wider;
+  ctx.on_output = [&](std::string_view chunk) {
+    Event e(EventType::kToolOutput);
+    e.turn = turn;
+    e.call_id = call.id;
+    e.tool = call.name;
+    e.text = Redact(chunk);
+    Emit(e);
+  };
+  tools::ToolResult r = tools::RunTool(*tool, earlier.args, ctx);
+  r.text = "[ran " + earlier.tool + " again with " + what + " (" + ToString(answer.choice) +
+           ")]\n" + r.text;
+  Json details = r.details.is_object() ? r.details : Json::object();
+  details["permission"] = ToJson(answer);
+  details["retried_call_id"] = req->call_id;
+  r.details = details;
+  return r;
+}
+
 llm::Request Agent::BuildRequest() const {
   llm::Request r;
   std::lock_guard<std::mutex> lock(config_mu_);
@@ -253,6 +319,8 @@ llm::Request Agent::BuildRequest() const {
   r.stream = config_.stream;
   for (tools::Tool* t : tools_.All())
     r.tools.push_back({t->name(), t->description(), t->parameters()});
+  if (config_.permission_gate)
+    r.tools.push_back({kRetryWithAccessTool, RetryWithAccessDescription(), RetryWithAccessParameters()});
   return r;
 }
 
@@ -290,7 +358,10 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   Emit(started);
 
   tools::ToolResult result;
-  if (cut_by_length) {
+  bool retry = !tool && call.name == kRetryWithAccessTool && config_.permission_gate;
+  if (retry && !cut_by_length && !cancel.cancelled() && call.arguments_error.empty()) {
+    result = RetryWithAccess(call, turn, cancel);
+  } else if (cut_by_length) {
     result = {"not run: the answer hit the output token limit, so these arguments may be "
               "cut off. Issue the call again (split large content into several calls).",
               true};
@@ -321,6 +392,14 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     };
     result = tools::RunTool(*tool, call.arguments, ctx);
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
+    if (config_.permission_gate) {
+      Json denials = result.details.is_object() ? result.details.value("denials", Json()) : Json();
+      past_calls_.Remember(call.id, {call.name, call.arguments, denials});
+      if (result.details.is_object() && result.details.value("denied", false))
+        result.text += "\n[the sandbox refused this call. If the task needs that access, call " +
+                       std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +
+                       "\", exactly what is needed, and why; the user decides]";
+    }
   }
   // Secrets never enter the context, even if a tool printed one.
   result.text = Redact(result.text);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/access_retry.h"
 #include "agent/compaction.h"
 #include "agent/events.h"
 #include "agent/permission_gate.h"
@@ -106,6 +107,8 @@ class Agent {
   void Emit(const Event& e);
   void Append(llm::Message m);
   void AppendUser(const std::string& text);  // a user message, with its event
+  // The retry_with_access tool (access_retry.h).
+  tools::ToolResult RetryWithAccess(const llm::ContentBlock& call, int turn, CancelToken& cancel);
 
   AgentConfig config_;
   llm::Provider& provider_;
@@ -114,6 +117,7 @@ class Agent {
   MessageRecorder on_message_;
   CompactionRecorder on_compaction_;
   SteeringSource steering_;
+  CallMemory past_calls_;  // what retry_with_access may name
   mutable std::mutex config_mu_;  // model and thinking budget change mid-prompt
   std::mutex emit_mu_;
   std::vector<llm::Message> messages_;
