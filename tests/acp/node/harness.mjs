@@ -106,3 +106,14 @@ export async function startAgent({ home, cwd, baseUrl, permission, args = [] }) 
     },
   };
 }
+
+// The model writes `target` (outside the workspace), is refused by the
+// sandbox, asks to retry with write access to it, then finishes.
+export function permissionScript(target, callId = "w1") {
+  return [
+    { tool_calls: [{ id: callId, name: "write", arguments: { path: target, content: "written\n" } }] },
+    { tool_calls: [{ id: `${callId}-retry`, name: "retry_with_access",
+      arguments: { call_id: callId, write_paths: [target], justification: "the user asked for the report there" } }] },
+    { text: "finished" },
+  ];
+}

@@ -3,7 +3,8 @@
 // its TypeScript SDK is the client. Its agent ids are a fixed list, so sepp
 // is installed as the launcher of the built-in "mock" agent
 // ($XDG_DATA_HOME/sandbox-agent/bin/agent_processes/mock-acp). The SDK then
-// completes a prompt with a bash call and sees its updates.
+// completes a prompt with a bash call and sees its updates, and one that
+// needs a permission answer, given through the SDK's respondPermission.
 //
 // Run by ctest as:
 //   SEPP_BIN=... FAKE_PROVIDER_BIN=... node --test sandbox_agent.test.mjs
@@ -16,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SandboxAgent } from "sandbox-agent";
-import { startFake, agentEnv } from "./harness.mjs";
+import { startFake, agentEnv, permissionScript } from "./harness.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const saBin = path.join(here, "node_modules/@sandbox-agent/cli-linux-x64/bin/sandbox-agent");
@@ -46,7 +47,7 @@ function freePort() {
 // sh-quotes a value for the launcher script.
 const q = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;
 
-test("sandbox-agent's SDK completes a prompt with a tool call through sepp --acp", async () => {
+test("sandbox-agent's SDK completes a prompt with a tool call and one with a permission request through sepp --acp", async () => {
   // Install the built-in mock launcher, then replace it with one running sepp.
   execFileSync(saBin, ["install-agent", "mock"], { env: saEnv, stdio: "ignore" });
   const launcher = path.join(saEnv.XDG_DATA_HOME, "sandbox-agent/bin/agent_processes/mock-acp");
@@ -86,6 +87,22 @@ test("sandbox-agent's SDK completes a prompt with a tool call through sepp --acp
     await seen((u) => u.sessionUpdate === "tool_call" && u.kind === "execute");
     await seen((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed" && /from-sepp/.test(JSON.stringify(u.content)));
     await seen((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "All done.");
+
+    // A permission request travels agent -> SSE -> SDK, the answer back as a POST.
+    const outside = fs.mkdtempSync(path.join(work, "outside-"));
+    const target = path.join(outside, "report.txt");
+    await fake.setScript(permissionScript(target));
+    const asked = [];
+    session.onPermissionRequest((req) => {
+      asked.push(req);
+      session.respondPermission(req.id, "once");
+    });
+    const allowed = await session.prompt([{ type: "text", text: "write the report" }]);
+    assert.equal(allowed.stopReason, "end_turn");
+    assert.equal(asked.length, 1, "one permission request reached the SDK");
+    assert.match(asked[0].toolCall.title, /report\.txt/);
+    assert.ok(asked[0].availableReplies.includes("once"));
+    assert.equal(fs.readFileSync(target, "utf8"), "written\n", "the allowed retry wrote the file");
   } finally {
     await sdk.dispose();
   }

@@ -1,7 +1,7 @@
 // A real ACP client, built on @agentclientprotocol/sdk 2.4.0, drives
 // `sepp --acp` against the scripted fake provider: initialize -> session/new
 // -> a prompt that reads, edits and runs bash -> config options and modes ->
-// cancel mid-turn -> session/load in a fresh process, which must replay the
+// a permission round trip (and modes that answer it) -> cancel mid-turn -> session/load in a fresh process, which must replay the
 // history. The SDK validates every message against ACP v1's schema, so a
 // malformed update would not arrive at all: each step checks what arrived.
 //
@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { startFake, startAgent } from "./harness.mjs";
+import { startFake, startAgent, permissionScript } from "./harness.mjs";
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "sepp-acp-sdk-"));
 const home = path.join(work, "home");
@@ -132,6 +132,56 @@ test("two sessions in one process run their prompts at the same time, each with 
     const list = (await agent.request("session/list", { cwd })).sessions;
     assert.equal(list.find((s) => s.sessionId === a).title, "one");
     assert.equal(list.find((s) => s.sessionId === b).title, "two");
+  } finally {
+    await agent.close();
+  }
+});
+
+test("a permission round trip: the sandbox refuses, the model asks, the client answers", async () => {
+  const outside = fs.mkdtempSync(path.join(work, "outside-"));
+  const target = path.join(outside, "report.txt");
+  let answer = "allow_once";
+  const agent = await startAgent({ home, cwd, baseUrl: fake.url,
+    permission: (params) => ({ outcome: { outcome: "selected", optionId: answer } }) });
+  try {
+    await agent.initialize();
+    const { sessionId: sid } = await agent.request("session/new", { cwd, mcpServers: [] });
+
+    await fake.setScript(permissionScript(target));
+    const allowed = await agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "write the report" }] });
+    assert.equal(allowed.stopReason, "end_turn");
+    assert.equal(agent.permissionRequests.length, 1);
+    const req = agent.permissionRequests[0];
+    assert.equal(req.sessionId, sid);
+    assert.equal(req.toolCall.toolCallId, "w1-retry");
+    assert.match(req.toolCall.title, new RegExp(`write ${target.replaceAll("/", "\\/")}`));
+    assert.match(req.toolCall.content[0].content.text, /the user asked for the report there/);
+    assert.deepEqual(req.options.map((o) => o.optionId), ["allow_once", "allow_session", "allow_project", "deny"]);
+    assert.equal(fs.readFileSync(target, "utf8"), "written\n", "the allowed retry wrote the file");
+
+    answer = "deny";
+    fs.rmSync(target);
+    await fake.setScript(permissionScript(target, "w2"));
+    const denied = await agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "again" }] });
+    assert.equal(denied.stopReason, "end_turn");
+    assert.equal(agent.permissionRequests.length, 2);
+    assert.ok(!fs.existsSync(target), "a denied retry writes nothing");
+
+    // Mode "deny": refused without asking the client.
+    await agent.request("session/set_mode", { sessionId: sid, modeId: "deny" });
+    await fake.setScript(permissionScript(target, "w3"));
+    await agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "once more" }] });
+    assert.equal(agent.permissionRequests.length, 2, "no request in mode deny");
+    assert.ok(!fs.existsSync(target));
+    const sent = JSON.stringify((await fake.requests()).at(-1).body);
+    assert.match(sent, /Never widen/, "the model is told why");
+
+    // Mode "allow": allowed once without asking.
+    await agent.request("session/set_mode", { sessionId: sid, modeId: "allow" });
+    await fake.setScript(permissionScript(target, "w4"));
+    await agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "last time" }] });
+    assert.equal(agent.permissionRequests.length, 2, "no request in mode allow");
+    assert.equal(fs.readFileSync(target, "utf8"), "written\n");
   } finally {
     await agent.close();
   }
