@@ -199,6 +199,9 @@ test("session/cancel mid-turn ends the turn with stopReason cancelled", async ()
     const before = agent.updates(sessionId).length;
     const prompt = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "wait a bit" }] });
     await agent.waitFor(sessionId, (u, i) => i >= before && u.sessionUpdate === "tool_call" && u.kind === "execute");
+    // One turn at a time: a second prompt meanwhile is refused, saying why.
+    await assert.rejects(agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "and this?" }] }),
+      (e) => e.code === -32600 && /already running/.test(e.message));
     await agent.notify("session/cancel", { sessionId });
     const answer = await prompt;
     assert.equal(answer.stopReason, "cancelled");
