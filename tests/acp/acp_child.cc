@@ -97,13 +97,20 @@ std::optional<Json> AcpChild::Next(double timeout_s) {
 }
 
 Json AcpChild::Response(const Json& id, double timeout_s) {
+  auto is_answer = [&](const Json& m) {
+    return m.contains("id") && m["id"] == id && !m.contains("method");
+  };
+  // Answers to different sessions' prompts may come in any order: one read
+  // while waiting for another is already here.
+  for (const Json& m : seen_)
+    if (is_answer(m)) return m;
   for (;;) {
     auto m = Next(timeout_s);
     if (!m) {
       ADD_FAILURE() << "no response with id " << id.dump() << "; stderr:\n" << stderr_text();
       return nullptr;
     }
-    if (m->contains("id") && (*m)["id"] == id && !m->contains("method")) return *m;
+    if (is_answer(*m)) return *m;
   }
 }
 

@@ -21,8 +21,9 @@ class AcpChild {
   void SendRaw(const std::string& bytes);
   // The next line from stdout, or nullopt at EOF or after timeout_s.
   std::optional<Json> Next(double timeout_s = 60);
-  // Reads until the response with this id; everything before it is kept
-  // in seen(). Fails the test (returns null) at EOF or timeout.
+  // The response with this id: one already read, or the next one read
+  // (everything read is kept in seen()). Fails the test (returns null) at
+  // EOF or timeout.
   Json Response(const Json& id, double timeout_s = 60);
   // Sends a request, returns its response.
   Json Call(const Json& id, const std::string& method, Json params);
