@@ -24,7 +24,6 @@
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
 #include "sandbox/defaults.h"
-#include "tools/tool_worker.h"
 
 namespace sepp::app {
 namespace {
@@ -200,8 +199,6 @@ int RunRpc(const Options& o) {
 }  // namespace
 
 int RunAgentCommand(int argc, char** argv) {
-  // Every session's tools run in a sandbox whose worker is this binary.
-  tools::SetToolWorkerExecutable("/proc/self/exe");
   Options o;
   CLI::App cli{"sepp: a sandboxed coding agent", "sepp"};
   cli.set_version_flag("-V,--version", std::string("sepp ") + SEPP_VERSION);

@@ -19,5 +19,7 @@ int RunReplayCommand(int argc, char** argv);   // replay_command.cc
 int RunToolWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
+// sepp --acp: an Agent Client Protocol agent on stdin/stdout.
+int RunAcpCommand(int argc, char** argv);      // acp_command.cc
 
 }  // namespace sepp::app

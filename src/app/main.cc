@@ -8,6 +8,7 @@
 
 #include "app/commands.h"
 #include "base/undumpable.h"
+#include "tools/tool_worker.h"
 
 namespace {
 
@@ -37,9 +38,14 @@ int main(int argc, char** argv) {
     std::printf("sepp %s\n", SEPP_VERSION);
     return 0;
   }
+  // Every session's tools (-p, --rpc, --acp, ...) run in a sandbox whose
+  // worker is this binary (tools/tool_worker.h); a string, no I/O.
+  sepp::tools::SetToolWorkerExecutable("/proc/self/exe");
   if (argc >= 2) {
     for (const auto& cmd : kSubCommands)
       if (std::string_view(argv[1]) == cmd.name) return cmd.run(argc - 1, argv + 1);
   }
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--acp") return sepp::app::RunAcpCommand(argc, argv);
   return sepp::app::RunAgentCommand(argc, argv);
 }

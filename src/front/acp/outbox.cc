@@ -1,0 +1,112 @@
+#include "front/acp/outbox.h"
+
+#include <cerrno>
+#include <chrono>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace sepp::front::jsonrpc {
+
+Outbox::Outbox(int fd, size_t max_bytes)
+    : fd_(fd), max_bytes_(max_bytes), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  // Non-blocking so that Close can give up on a peer that never reads.
+  int flags = fcntl(fd_, F_GETFL);
+  if (flags >= 0) fcntl(fd_, F_SETFL, flags | O_NONBLOCK);
+  writer_ = std::thread([this] { Run(); });
+}
+
+Outbox::~Outbox() { Close(0); }
+
+bool Outbox::Send(const Json& msg, bool droppable) {
+  std::string line = DumpJson(msg);
+  line.push_back('\n');
+  std::lock_guard lock(mu_);
+  if (closing_ || broken_) return false;
+  if (droppable && queued_bytes_ + line.size() > max_bytes_) {
+    ++dropped_;
+    return false;
+  }
+  queued_bytes_ += line.size();
+  queue_.push_back(std::move(line));
+  cv_.notify_one();
+  return true;
+}
+
+void Outbox::Close(int timeout_ms) {
+  {
+    std::unique_lock lock(mu_);
+    if (stop_) {
+      if (writer_.joinable()) {
+        lock.unlock();
+        writer_.join();
+      }
+      return;
+    }
+    closing_ = true;
+    cv_.notify_one();
+    cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                 [&] { return queued_bytes_ == 0 || broken_; });
+    stop_ = true;
+    cv_.notify_one();
+  }
+  uint64_t one = 1;
+  (void)!write(wake_.get(), &one, sizeof one);
+  writer_.join();
+}
+
+uint64_t Outbox::dropped() const {
+  std::lock_guard lock(mu_);
+  return dropped_;
+}
+
+bool Outbox::broken() const {
+  std::lock_guard lock(mu_);
+  return broken_;
+}
+
+void Outbox::Run() {
+  for (;;) {
+    std::string line;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_ || broken_) return;
+      line = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    size_t done = 0;
+    bool ok = true;
+    while (done < line.size()) {
+      ssize_t n = write(fd_, line.data() + done, line.size() - done);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        pollfd fds[2] = {{fd_, POLLOUT, 0}, {wake_.get(), POLLIN, 0}};
+        if (poll(fds, 2, -1) < 0 && errno != EINTR) {
+          ok = false;
+          break;
+        }
+        if (fds[1].revents & POLLIN) return;  // Close gave up on the peer
+        if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL) && !(fds[0].revents & POLLOUT)) {
+          ok = false;
+          break;
+        }
+        continue;
+      }
+      ok = false;  // EPIPE or another error: the peer is gone
+      break;
+    }
+    std::lock_guard lock(mu_);
+    queued_bytes_ -= line.size();
+    if (!ok) broken_ = true;
+    cv_.notify_all();
+    if (!ok) return;
+  }
+}
+
+}  // namespace sepp::front::jsonrpc

@@ -1,0 +1,80 @@
+#include "front/acp/permission.h"
+
+#include "front/acp/tool_calls.h"
+
+namespace sepp::front::acp {
+namespace {
+
+using agent::PermissionAnswer;
+using agent::PermissionChoice;
+
+std::string Describe(const Json& request) {
+  std::string what;
+  for (const Json& w : request.value("widen", Json::array())) {
+    if (!w.is_object()) continue;
+    std::string kind = w.value("kind", ""), target = w.value("target", "");
+    if (!what.empty()) what += ", ";
+    if (kind == "domain") what += "connect to " + target;
+    else if (kind == "write") what += "write " + target;
+    else what += "read " + target;
+  }
+  return what.empty() ? "widen the sandbox" : what;
+}
+
+}  // namespace
+
+Json PermissionRequestParams(const std::string& session_id, const Json& request,
+                             const std::filesystem::path& cwd) {
+  std::string tool = request.value("tool", "");
+  Json args = request.value("args", Json());
+  std::string text = "Let " + (tool.empty() ? std::string("the command") : tool) + " " +
+                     Describe(request) + "?";
+  std::string why = request.value("justification", "");
+  if (!why.empty()) text += "\n\nThe model says: " + why;
+  std::string toml = request.value("policy_change", "");
+  if (!toml.empty())
+    text += "\n\n\"Always for this project\" saves this to the project's grants:\n" + toml;
+  Json tool_call = {{"toolCallId", request.value("call_id", "")},
+                    {"title", "Allow: " + Describe(request)},
+                    {"kind", ToolKind(tool)},
+                    {"status", "pending"},
+                    {"locations", ToolLocations(tool, args, cwd)},
+                    {"content", {{{"type", "content"}, {"content", {{"type", "text"}, {"text", text}}}}}}};
+  if (!args.is_null()) tool_call["rawInput"] = args;
+  return {{"sessionId", session_id},
+          {"toolCall", std::move(tool_call)},
+          {"options",
+           {{{"optionId", "allow_once"}, {"name", "Allow once"}, {"kind", "allow_once"}},
+            {{"optionId", "allow_session"},
+             {"name", "Allow for this session"},
+             {"kind", "allow_always"}},
+            {{"optionId", "allow_project"},
+             {"name", "Always allow for this project"},
+             {"kind", "allow_always"}},
+            {{"optionId", "deny"}, {"name", "Deny"}, {"kind", "reject_once"}}}}};
+}
+
+PermissionAnswer AnswerFromClient(const Json& result, const Json& error) {
+  PermissionAnswer a;
+  a.choice = PermissionChoice::kDeny;
+  a.source = "user";
+  if (!error.is_null() || !result.is_object()) {
+    a.source = "cancelled";
+    a.message = "denied: the editor did not answer the permission request";
+    return a;
+  }
+  Json outcome = result.value("outcome", Json());
+  if (!outcome.is_object() || outcome.value("outcome", "") != "selected") {
+    a.source = "cancelled";
+    a.message = "denied: the permission request was cancelled";
+    return a;
+  }
+  std::string option = outcome.value("optionId", "");
+  if (option == "allow_once") a.choice = PermissionChoice::kAllowOnce;
+  else if (option == "allow_session") a.choice = PermissionChoice::kAllowSession;
+  else if (option == "allow_project") a.choice = PermissionChoice::kAllowProject;
+  else a.message = "denied by the user";
+  return a;
+}
+
+}  // namespace sepp::front::acp

@@ -1,0 +1,195 @@
+// `sepp --acp` end to end, the parts a well-behaved SDK client never does:
+// garbage on stdin, stdin closed mid-turn, a client that stops reading
+// stdout. Against the in-process fake provider.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <random>
+
+#include "acp/acp_child.h"
+#include "base/strings.h"
+#include "front/acp/jsonrpc.h"
+#include "support/fake_provider.h"
+
+namespace sepp::acptest {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AcpE2e : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sepp-acp-e2e-XXXXXX";
+    root_ = mkdtemp(tmpl);
+    fs::create_directories(root_ / "home");
+    fs::create_directories(root_ / "project");
+    ASSERT_TRUE(fake_.Start().ok());
+  }
+  void TearDown() override {
+    fake_.Stop();
+    fs::remove_all(root_);
+  }
+  std::map<std::string, std::string> Env() const {
+    return {{"HOME", (root_ / "home").string()},
+            {"SEPP_HOME", (root_ / "home").string()},
+            {"ANTHROPIC_BASE_URL", fake_.base_url()},
+            {"ANTHROPIC_API_KEY", "test-key"}};
+  }
+  std::string cwd() const { return (root_ / "project").string(); }
+  std::unique_ptr<AcpChild> Start() { return std::make_unique<AcpChild>(cwd(), Env()); }
+  void Initialize(AcpChild& c) {
+    Json r = c.Call(0, "initialize", {{"protocolVersion", 1}, {"clientCapabilities", Json::object()}});
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+  }
+  std::string NewSession(AcpChild& c, int id) {
+    Json r = c.Call(id, "session/new", {{"cwd", cwd()}, {"mcpServers", Json::array()}});
+    EXPECT_TRUE(r.contains("result")) << r.dump();
+    return r.contains("result") ? r["result"].value("sessionId", "") : "";
+  }
+  Json Prompt(const std::string& sid, int id, const std::string& text) {
+    return {{"jsonrpc", "2.0"}, {"id", id}, {"method", "session/prompt"},
+            {"params", {{"sessionId", sid}, {"prompt", {{{"type", "text"}, {"text", text}}}}}}};
+  }
+  // Waits (bounded) until the fake provider has seen n requests.
+  bool WaitForRequests(size_t n) {
+    for (int i = 0; i < 6000; ++i) {
+      if (fake_.requests().size() >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
+  fs::path root_;
+  fake::FakeProvider fake_;
+};
+
+TEST_F(AcpE2e, EveryBadLineGetsOneErrorAndTheSessionGoesOn) {
+  auto c = Start();
+  // Before initialize, a request is refused with the reason.
+  Json early = c->Call(1, "session/new", {{"cwd", cwd()}});
+  EXPECT_EQ(early["error"]["code"], -32600);
+  EXPECT_NE(early["error"]["message"].get<std::string>().find("initialize"), std::string::npos);
+  Initialize(*c);
+  c->SendRaw("this is not json\n{\"jsonrpc\":\"2.0\",\"id\":2}\n[1,2]\n\n{\"jsonrpc\":\"2.0\",\"method\":\"session/cancel\",\"params\":{\"sessionId\":\"none\"}}\n");
+  c->SendRaw(std::string(70u << 20, 'x') + "\n");  // longer than the 64 MiB limit
+  Json after = c->Call(3, "session/list", Json::object());
+  ASSERT_TRUE(after.contains("result")) << after.dump();
+  int errors = 0;
+  for (const Json& m : c->seen())
+    if (m.contains("error")) ++errors;
+  // early, not json, no method, batch, too long: one each; the blank line and
+  // the notification get nothing.
+  EXPECT_EQ(errors, 5);
+  c->CloseStdin();
+  EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
+}
+
+// Thousands of mutated lines at the binary: it stays up and answers each
+// line exactly as often as JSON-RPC says (an error for a bad line, one
+// answer per request, nothing for notifications and responses).
+TEST_F(AcpE2e, MutatedTrafficGetsExactlyOneAnswerPerLineThatNeedsOne) {
+  const std::string seeds[] = {
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}})",
+      R"({"jsonrpc":"2.0","id":2,"method":"session/list","params":{}})",
+      R"({"jsonrpc":"2.0","id":3,"method":"session/set_mode","params":{"sessionId":"x","modeId":"ask"}})",
+      R"({"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"x"}})",
+      R"({"jsonrpc":"2.0","id":4,"result":{"outcome":{"outcome":"cancelled"}}})",
+  };
+  const char alphabet[] = "{}[]\":,\\0123456789-.truefalsnl \xff\xc3";
+  std::mt19937 rng(7);
+  auto c = Start();
+  std::string batch;
+  int expected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s = seeds[rng() % std::size(seeds)];
+    for (int k = 0, n = 1 + rng() % 3; k < n && !s.empty(); ++k) {
+      size_t at = rng() % s.size();
+      switch (rng() % 3) {
+        case 0: s[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+        case 1: s.erase(at, 1 + rng() % 6); break;
+        case 2: s.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]); break;
+      }
+    }
+    if (s.find('\n') != std::string::npos || sepp::Trim(s).empty()) continue;
+    auto p = front::jsonrpc::ParseMessage(s);
+    bool request = p.message && p.message->kind == front::jsonrpc::Message::Kind::kRequest;
+    // A mutated prompt would start real work; this test is about framing.
+    if (request && p.message->method == "session/prompt") continue;
+    expected += (!p.error_response.is_null() || request) ? 1 : 0;
+    batch += s + "\n";
+  }
+  c->SendRaw(batch);
+  Json done = c->Call("sentinel", "session/list", Json::object());
+  ASSERT_FALSE(done.is_null()) << c->stderr_text();
+  int answers = -1;  // the sentinel's own
+  for (const Json& m : c->seen())
+    if (!m.contains("method")) ++answers;
+  EXPECT_EQ(answers, expected);
+  EXPECT_GT(expected, 1000);
+  c->CloseStdin();
+  EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
+}
+
+TEST_F(AcpE2e, StdinClosedMidTurnEndsTheTurnAndKeepsTheSessionValid) {
+  fake_.SetScript({{"responses", {{{"tool_calls", {{{"name", "bash"}, {"arguments", {{"command", "sleep 30"}}}}}}}}}});
+  auto c = Start();
+  Initialize(*c);
+  std::string sid = NewSession(*c, 1);
+  c->Send(Prompt(sid, 2, "wait for it"));
+  // Until the bash call is running.
+  for (;;) {
+    auto m = c->Next();
+    ASSERT_TRUE(m) << c->stderr_text();
+    if (m->value("method", "") == "session/update" &&
+        (*m)["params"]["update"].value("sessionUpdate", "") == "tool_call")
+      break;
+  }
+  c->CloseStdin();
+  Json answer = c->Response(2);
+  EXPECT_EQ(answer["result"]["stopReason"], "cancelled") << answer.dump();
+  EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
+
+  // A fresh process loads it: the file is whole.
+  auto again = Start();
+  Initialize(*again);
+  Json loaded = again->Call(5, "session/load", {{"sessionId", sid}, {"cwd", cwd()}, {"mcpServers", Json::array()}});
+  ASSERT_TRUE(loaded.contains("result")) << loaded.dump() << again->stderr_text();
+  auto replay = UpdatesOf(again->seen(), sid);
+  ASSERT_FALSE(replay.empty());
+  EXPECT_EQ(replay[0]["sessionUpdate"], "user_message_chunk");
+  EXPECT_EQ(replay[0]["content"]["text"], "wait for it");
+  again->CloseStdin();
+  EXPECT_EQ(again->Wait(), 0);
+}
+
+// The client stops reading while a turn floods stdout. Its cancel and its
+// next request must still be acted on: the second session's prompt reaching
+// the provider, while nothing has been read, proves the reader was free.
+TEST_F(AcpE2e, AClientThatStopsReadingCannotDeadlockCancel) {
+  std::string flood(3u << 20, 'z');  // ~260k streamed pieces, far past the pipe
+  fake_.SetScript({{"responses",
+                    {{{"text", flood}, {"tool_calls", {{{"name", "bash"}, {"arguments", {{"command", "sleep 30"}}}}}}},
+                     {{"text", "second"}}}}});
+  auto c = Start();
+  Initialize(*c);
+  std::string a = NewSession(*c, 1);
+  std::string b = NewSession(*c, 2);
+  c->Send(Prompt(a, 3, "flood"));
+  ASSERT_TRUE(WaitForRequests(1));
+  // From here on nothing is read until both requests went through.
+  c->Send({{"jsonrpc", "2.0"}, {"method", "session/cancel"}, {"params", {{"sessionId", a}}}});
+  c->Send(Prompt(b, 4, "are you there"));
+  ASSERT_TRUE(WaitForRequests(2)) << "the second prompt never reached the provider: the reader is stuck";
+  Json first = c->Response(3);
+  EXPECT_EQ(first["result"]["stopReason"], "cancelled") << first.dump();
+  Json second = c->Response(4);
+  EXPECT_EQ(second["result"]["stopReason"], "end_turn") << second.dump();
+  c->CloseStdin();
+  EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
+}
+
+}  // namespace
+}  // namespace sepp::acptest
