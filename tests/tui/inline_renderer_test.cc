@@ -70,7 +70,9 @@ TEST(TuiInlineRenderer, FinishedBlocksReachTheScrollbackOnceAcrossALongReplay) {
   int expect = 0;
   for (const auto& row : transcript) {
     EXPECT_EQ(row.find("streaming"), std::string::npos) << row;
-    if (row.rfind("message ", 0) == 0) EXPECT_EQ(row, "message " + std::to_string(expect++));
+    if (row.rfind("message ", 0) == 0) {
+      EXPECT_EQ(row, "message " + std::to_string(expect++));
+    }
   }
   // The live region sits right below the last message.
   auto screen = term.ScreenRows();
