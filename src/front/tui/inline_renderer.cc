@@ -19,6 +19,23 @@ void CursorDown(size_t n, std::string* out) {
   if (n > 0) *out += "\x1b[" + std::to_string(n) + "B";
 }
 
+// now is old with text appended (a streaming line that grew): the appended
+// part as a row of its own, so that only it needs writing.
+bool Extends(const Line& old, const Line& now, Line* suffix) {
+  if (old.spans.empty() || now.spans.size() < old.spans.size()) return false;
+  size_t last = old.spans.size() - 1;
+  for (size_t i = 0; i < last; ++i) {
+    if (!(old.spans[i] == now.spans[i])) return false;
+  }
+  const Span& o = old.spans[last];
+  const Span& n = now.spans[last];
+  if (!(o.style == n.style) || n.text.compare(0, o.text.size(), o.text) != 0) return false;
+  suffix->spans.clear();
+  if (n.text.size() > o.text.size()) suffix->spans.push_back({n.text.substr(o.text.size()), n.style});
+  for (size_t i = last + 1; i < now.spans.size(); ++i) suffix->spans.push_back(now.spans[i]);
+  return true;
+}
+
 }  // namespace
 
 InlineRenderer::InlineRenderer(int width, int height)
@@ -71,49 +88,66 @@ std::string InlineRenderer::Frame() {
 
   std::string out = kSyncBegin;
   out += kHideCursor;
-  out += '\r';
-  CursorUp(cursor_row_, &out);
+  size_t cur = cursor_row_;  // the cursor's row in the live region
+  // From row cur to row k of the live region. Down by newlines, which also
+  // create rows the region did not have yet (and scroll when at the bottom).
+  auto move_to = [&](size_t k) {
+    out += '\r';
+    if (k < cur) CursorUp(cur - k, &out);
+    for (; cur < k; ++cur) out += "\r\n";
+    cur = k;
+  };
   // Commits land where the live region was, so every live row moves.
   bool all = redraw_all_ || !pending_commits_.empty();
   if (all) {
+    move_to(0);
     out += kEraseBelow;
     ++stats_.full_redraws;
-  }
-  for (const auto& line : pending_commits_) {
-    AppendEncoded(line, &out);
-    out += "\r\n";
-  }
-  stats_.lines_committed += pending_commits_.size();
-  pending_commits_.clear();
-
-  for (size_t k = 0; k < rows.size(); ++k) {
-    if (k > 0) out += "\r\n";  // the row exists (drawn before) or is new: both are right
-    if (all || k >= drawn_rows_.size() || drawn_rows_[k] != rows[k]) {
-      out += kEraseLine;
+    for (const auto& line : pending_commits_) {
+      AppendEncoded(line, &out);
+      out += "\r\n";
+    }
+    stats_.lines_committed += pending_commits_.size();
+    pending_commits_.clear();
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (k > 0) out += "\r\n";
       AppendEncoded(rows[k], &out);
+    }
+    stats_.rows_written += rows.size();
+    cur = rows.empty() ? 0 : rows.size() - 1;
+  } else {
+    // Only the rows that changed; a row that grew gets its new end only.
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (k < drawn_rows_.size() && drawn_rows_[k] == rows[k]) continue;
+      Line suffix;
+      if (k < drawn_rows_.size() && Extends(drawn_rows_[k], rows[k], &suffix)) {
+        if (k != cur) move_to(k);
+        out += "\x1b[" + std::to_string(drawn_rows_[k].Width() + 1) + "G";
+        AppendEncoded(suffix, &out);
+      } else {
+        move_to(k);
+        out += kEraseLine;
+        AppendEncoded(rows[k], &out);
+      }
       ++stats_.rows_written;
     }
-  }
-  size_t bottom = rows.empty() ? 0 : rows.size() - 1;
-  if (!all && drawn_rows_.size() > rows.size()) {
-    // The region shrank: clear the rows it left. The row below exists on
-    // screen, so this newline never scrolls.
-    if (!rows.empty()) {
-      out += "\r\n";
-      ++bottom;
+    if (drawn_rows_.size() > rows.size()) {
+      // The region shrank: clear the rows it left (they exist on screen, so
+      // moving down to them never scrolls).
+      move_to(rows.size());
+      out += kEraseBelow;
     }
-    out += kEraseBelow;
   }
 
   if (caret_.visible && !rows.empty()) {
-    CursorUp(bottom - std::min(caret_row, bottom), &out);
+    size_t target = std::min(caret_row, rows.size() - 1);
+    if (target < cur) CursorUp(cur - target, &out);
+    if (target > cur) CursorDown(target - cur, &out);
+    cur = target;
     out += "\x1b[" + std::to_string(caret_col + 1) + "G";
-    cursor_row_ = std::min(caret_row, bottom);
     out += kShowCursor;
-  } else {
-    out += '\r';
-    cursor_row_ = bottom;
   }
+  cursor_row_ = cur;
   out += kSyncEnd;
 
   drawn_rows_ = std::move(rows);
