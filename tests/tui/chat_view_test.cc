@@ -129,3 +129,33 @@ TEST(TuiChatView, TheFooterCountsTokensAndQueuedMessages) {
 
 }  // namespace
 }  // namespace sepp::front::tui
+
+namespace sepp::front::tui {
+namespace {
+
+TEST(TuiChatView, AResumedSessionWritesOnlyItsTail) {
+  Harness h;
+  std::vector<llm::Message> messages;
+  for (int i = 0; i < 2000; ++i) {
+    messages.push_back(llm::Message::User("question " + std::to_string(i)));
+    llm::Message answer;
+    answer.role = llm::Role::kAssistant;
+    answer.content.push_back(llm::ContentBlock::Text("answer " + std::to_string(i)));
+    messages.push_back(std::move(answer));
+  }
+  messages.push_back(llm::Message::ToolResult("c1", "bash", "out\x1b[2J", false));
+  h.view.ShowHistory(messages, 9);
+  h.view.Refresh(h.editor);
+  h.term.Feed(h.renderer.Frame());
+  auto t = h.term.Transcript();
+  EXPECT_EQ(t[0], "\u2026 3992 earlier messages not shown");
+  EXPECT_EQ(t[1], "\u203a question 1996");
+  EXPECT_EQ(t[3], "answer 1996");
+  EXPECT_NE(std::find(t.begin(), t.end(), "\u2713 bash"), t.end());
+  EXPECT_NE(std::find(t.begin(), t.end(), "  out\u241b[2J"), t.end());
+  EXPECT_EQ(std::find(t.begin(), t.end(), "answer 1995"), t.end());
+  EXPECT_LT(h.renderer.stats().bytes, 2000u) << "the tail only, whatever the session's length";
+}
+
+}  // namespace
+}  // namespace sepp::front::tui

@@ -48,7 +48,7 @@ class TuiPty : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  void Start(const Json& responses) {
+  void Start(const Json& responses, std::vector<std::string> args = {}) {
     fp_.SetScript({{"responses", responses}});
     struct winsize ws {};
     ws.ws_col = 100;
@@ -74,8 +74,10 @@ class TuiPty : public ::testing::Test {
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
       if (chdir(cwd.c_str()) != 0) _exit(126);
-      char* argv[] = {sepp.data(), nullptr};
-      execve(sepp.c_str(), argv, envp.data());
+      std::vector<char*> argv = {sepp.data()};
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execve(sepp.c_str(), argv.data(), envp.data());
       _exit(127);
     }
     fcntl(master_, F_SETFL, O_NONBLOCK);
@@ -158,6 +160,25 @@ TEST_F(TuiPty, APromptStreamsAndAToolCallRenders) {
   int status = WaitExit();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
   EXPECT_TRUE(Restored());
+
+  // sepp -c opens the same session with its history on screen, and the next
+  // prompt goes on from it.
+  close(master_);
+  master_ = -1;
+  pty_closed_ = false;
+  term_ = std::make_unique<testing::VtermScreen>(30, 100);
+  Start(Json::parse(R"([{"text": "Second answer."}])"), {"-c"});
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  EXPECT_TRUE(ScreenHas("\u203a hello")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("All done: the streamed answer."));
+  Type("again\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Second answer."); }));
+  requests = fp_.requests();
+  EXPECT_NE(DumpJson(requests.back().body).find("All done: the streamed answer."), std::string::npos)
+      << "the resumed context went to the model";
+  Type("\x04");
+  status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST_F(TuiPty, EveryWayOutRestoresTheTerminal) {

@@ -71,6 +71,46 @@ std::vector<Line> ChatView::ToolTail(const std::string& output, size_t max_lines
   return tail;
 }
 
+void ChatView::CommitToolResult(const std::string& summary, const std::string& result, bool is_error,
+                                bool denied) {
+  std::vector<Line> lines;
+  Line header;
+  if (denied) header.Add("\u2717 denied ", kFailStyle);
+  else if (is_error) header.Add("\u2717 ", kFailStyle);
+  else header.Add("\u2713 ", kOkStyle);
+  header.Add(summary);
+  lines.push_back(std::move(header));
+  size_t earlier = 0;
+  auto tail = ToolTail(result, kToolTailLines, &earlier);
+  if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", kDimStyle));
+  for (auto& l : tail) lines.push_back(std::move(l));
+  lines.emplace_back();
+  renderer_->Commit(std::move(lines));
+}
+
+void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max_messages) {
+  size_t first = messages.size() > max_messages ? messages.size() - max_messages : 0;
+  if (first > 0) Notice("\u2026 " + std::to_string(first) + " earlier messages not shown");
+  for (size_t i = first; i < messages.size(); ++i) {
+    const llm::Message& m = messages[i];
+    switch (m.role) {
+      case llm::Role::kUser: {
+        agent::Event e(agent::EventType::kUserMessage);
+        e.text = m.Text();
+        OnEvent(e);
+        break;
+      }
+      case llm::Role::kAssistant:
+        if (!m.Text().empty()) {
+          AppendStream(m.Text(), Style{});
+          EndStream();
+        }
+        break;
+      case llm::Role::kToolResult: CommitToolResult(m.tool_name, m.Text(), m.is_error, false); break;
+    }
+  }
+}
+
 void ChatView::OnEvent(const agent::Event& e) {
   using agent::EventType;
   switch (e.type) {
@@ -114,19 +154,7 @@ void ChatView::OnEvent(const agent::Event& e) {
         tools_.erase(it);
         std::erase(tool_order_, e.call_id);
       }
-      std::vector<Line> lines;
-      Line header;
-      if (e.denied) header.Add("\u2717 denied ", kFailStyle);
-      else if (e.is_error) header.Add("\u2717 ", kFailStyle);
-      else header.Add("\u2713 ", kOkStyle);
-      header.Add(summary);
-      lines.push_back(std::move(header));
-      size_t earlier = 0;
-      auto tail = ToolTail(e.result, kToolTailLines, &earlier);
-      if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", kDimStyle));
-      for (auto& l : tail) lines.push_back(std::move(l));
-      lines.emplace_back();
-      renderer_->Commit(std::move(lines));
+      CommitToolResult(summary, e.result, e.is_error, e.denied);
       break;
     }
     case EventType::kError:

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "agent/events.h"
+#include "llm/message.h"
 #include "front/tui/editor.h"
 #include "front/tui/inline_renderer.h"
 
@@ -31,6 +32,10 @@ class ChatView {
 
   void OnEvent(const agent::Event& e);
   void SetFooter(FooterInfo info) { footer_ = std::move(info); }
+  // A resumed session's last max_messages messages into the scrollback
+  // (older ones are not written: a long session starts as fast as a short
+  // one), with a line saying how many were left out.
+  void ShowHistory(const std::vector<llm::Message>& messages, size_t max_messages);
   // A line of the UI's own (a hint, "aborted") into the scrollback.
   void Notice(const std::string& text);
   // Hands the live region (with the editor) to the renderer.
@@ -47,6 +52,8 @@ class ChatView {
   void EndStream();
   std::vector<Line> ToolTail(const std::string& output, size_t max_lines, size_t* earlier) const;
   Line Footer() const;
+  void CommitToolResult(const std::string& summary, const std::string& result, bool is_error,
+                        bool denied);
 
   InlineRenderer* renderer_;
   FooterInfo footer_;

@@ -21,6 +21,8 @@ namespace {
 
 // How long a lone Esc waits for the rest of a sequence before it counts.
 constexpr int kEscWaitMs = 25;
+// How many of a resumed session's last messages are written at start.
+constexpr size_t kHistoryMessages = 40;
 
 bool WriteAll(int fd, const std::string& bytes) {
   size_t off = 0;
@@ -97,6 +99,8 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   KeyDecoder decoder;
   EventPump pump(session.Subscribe());
 
+  // A resumed session (-c, -r): its tail, not its whole history.
+  view.ShowHistory(session.Messages(), kHistoryMessages);
   view.Notice("sepp: Enter sends, Shift+Enter or Ctrl+J starts a new line, Esc aborts, Ctrl+D quits");
   bool quit = false;
   bool ctrl_c_armed = false;
