@@ -290,6 +290,7 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   ctx.cwd = config_.cwd;
   ctx.cancel = &cancel;
   ctx.policy = &wider;
+  ctx.call_id = call.id;
   ctx.on_output = [&](std::string_view chunk) {
     Event e(EventType::kToolOutput);
     e.turn = turn;
@@ -382,6 +383,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     ctx.cwd = config_.cwd;
     ctx.cancel = &cancel;
     ctx.policy = config_.policy;
+    ctx.call_id = call.id;
     ctx.on_output = [&](std::string_view chunk) {
       Event e(EventType::kToolOutput);
       e.turn = turn;

@@ -101,6 +101,17 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   auto on_event = [&](const Event& e) {
     // The parent's user sees the child's tool calls as progress lines.
     if (e.type == EventType::kToolStarted && ctx.on_output) ctx.on_output("  ⎿ " + e.summary + "\n");
+    if (e.type == EventType::kToolFinished && e.denied) {
+      Json denials = e.data.contains("details") ? e.data["details"].value("denials", Json()) : Json();
+      if (child.record_denial) child.record_denial(e.call_id, e.tool, denials);
+      if (rt.record_child_denial) rt.record_child_denial(child.id, e.call_id, e.tool, denials);
+    }
+    if (rt.on_child_event) {
+      Event nested = e;
+      nested.parent_call_id = ctx.call_id;
+      nested.child_session_id = child.id;
+      rt.on_child_event(nested);
+    }
   };
   Agent child_agent(cfg, *provider, *registry, on_event, child.record);
   CancelToken local;

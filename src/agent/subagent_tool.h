@@ -3,7 +3,10 @@
 // The child gets its own (optionally restricted) tool set and model, its own
 // session (linked from the parent's), and the parent's CancelToken, so an
 // abort reaches it. Only its final answer and its usage come back to the
-// parent: the parent's context never holds the child's messages. Several
+// parent: the parent's context never holds the child's messages; its
+// events reach the front ends nested under the parent's call
+// (SubagentRuntime::on_child_event), and its denials are recorded in its own
+// session and the parent's. Several
 // calls in one message run in parallel like any tools. Depth is limited: at
 // max_depth the child gets no "agent" tool.
 #pragma once
@@ -24,6 +27,9 @@ namespace sepp::agent {
 struct ChildSession {
   std::string id;
   MessageRecorder record;
+  // Records a sandbox denial in the child's own session. May be empty.
+  std::function<void(const std::string& call_id, const std::string& tool, const Json& denials)>
+      record_denial;
   std::shared_ptr<void> keep_alive;
 };
 
@@ -35,6 +41,14 @@ struct SubagentRuntime {
   // May be empty (no sessions). Called on the tool's thread; must be thread-safe.
   std::function<ChildSession(const std::string& task, const std::string& agent_name)>
       open_child_session;
+  // Receives every event of every child (any depth), with parent_call_id
+  // (the "agent" call that runs it) and child_session_id set. May be empty.
+  // Called on tool threads; must be thread-safe.
+  std::function<void(const Event&)> on_child_event;
+  // Records a child's sandbox denial in the top session's audit trail.
+  std::function<void(const std::string& child_session, const std::string& call_id,
+                     const std::string& tool, const Json& denials)>
+      record_child_denial;
   AgentConfig parent;              // model, cwd, policy, limits of the parent
   std::vector<AgentDefinition> definitions;
   std::string date;                // for the child's system prompt

@@ -18,6 +18,9 @@ PrintMode::PrintMode(OutputFormat format, std::FILE* out, std::FILE* err)
 
 void PrintMode::OnEvent(const agent::Event& e) {
   using agent::EventType;
+  // A sub-agent's own events: stream-json shows them nested (parent_call_id);
+  // text shows its progress lines, which arrive as the parent call's output.
+  if (!e.parent_call_id.empty() && format_ != OutputFormat::kStreamJson) return;
   if (format_ == OutputFormat::kStreamJson) {
     std::string line = DumpJson(agent::ToJson(e)) + "\n";
     std::fwrite(line.data(), 1, line.size(), out_);

@@ -405,6 +405,13 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
       auto binding = s.Bind();
       return binding ? binding->OpenChild(task, name) : agent::ChildSession();
     };
+  // A sub-agent's events reach the front ends nested under the parent's
+  // call; its denials land in the parent's audit trail too.
+  s.subagents->on_child_event = [&s](const agent::Event& e) { s.Publish(e); };
+  s.subagents->record_child_denial = [&s](const std::string& child, const std::string& call_id,
+                                          const std::string& tool, const Json& denials) {
+    if (auto binding = s.Bind()) binding->RecordChildDenial(child, call_id, tool, denials);
+  };
   s.subagents->parent = ac;
   s.subagents->definitions = agent::LoadAgentDefinitions(o.cwd, &warnings);
   s.subagents->date = TodayLocal();

@@ -177,6 +177,9 @@ agent::ChildSession SessionBinding::OpenChild(const std::string& task,
   cs.id = child->id();
   cs.keep_alive = child;
   cs.record = [child](const llm::Message& m) { (void)child->AppendMessage(llm::ToJson(m)); };
+  cs.record_denial = [child](const std::string& call_id, const std::string& tool, const Json& denials) {
+    (void)child->Append("denial", {{"call_id", call_id}, {"tool", tool}, {"denials", denials}});
+  };
   return cs;
 }
 

@@ -20,6 +20,9 @@ struct ToolContext {
   CancelToken* cancel = nullptr;                      // may be null
   std::function<void(std::string_view)> on_output;    // partial output (bash); may be empty
   const sandbox::Policy* policy = nullptr;            // null: the built-in default
+  // The model's id for this call ("" outside the agent loop): a sub-agent
+  // nests its events under it.
+  std::string call_id;
   // Where a tool saves the full text of an output it had to truncate (bash),
   // so the model can read the rest. Empty: $TMPDIR/sepp-UID-output (else
   // /tmp/sepp-UID-output), private to the user; saved outputs older than a

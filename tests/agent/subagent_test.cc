@@ -193,3 +193,77 @@ TEST(AgentDefinitions, BadFilesSayWhatIsWrong) {
 
 }  // namespace
 }  // namespace sepp::agent
+
+namespace sepp::agent {
+namespace {
+
+TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreRecordedTwice) {
+  std::mutex mu;
+  std::vector<Event> nested;
+  std::vector<std::string> parent_denials;
+  runtime_->on_child_event = [&](const Event& e) {
+    std::lock_guard<std::mutex> l(mu);
+    nested.push_back(e);
+  };
+  runtime_->record_child_denial = [&](const std::string& child, const std::string& call_id,
+                                      const std::string& tool, const Json&) {
+    std::lock_guard<std::mutex> l(mu);
+    parent_denials.push_back(child + "/" + call_id + "/" + tool);
+  };
+  std::vector<std::string> child_denials;
+  auto open = runtime_->open_child_session;
+  runtime_->open_child_session = [&, open](const std::string& task, const std::string& name) {
+    ChildSession cs = open(task, name);
+    cs.record_denial = [&](const std::string& call_id, const std::string& tool, const Json&) {
+      std::lock_guard<std::mutex> l(mu);
+      child_denials.push_back(call_id + "/" + tool);
+    };
+    return cs;
+  };
+  // The child's echo call "fails" as a denial: EchoTool cannot, so use a
+  // tool that reports one.
+  struct Refuser : tools::Tool {
+    std::string name() const override { return "refuse"; }
+    std::string description() const override { return "refuses"; }
+    Json parameters() const override { return {{"type", "object"}}; }
+    std::string Summary(const Json&) const override { return "refuse"; }
+    tools::ToolResult Run(const Json&, tools::ToolContext&) override {
+      tools::ToolResult r;
+      r.text = "blocked";
+      r.is_error = true;
+      r.details = {{"denied", true}, {"denials", Json::array({"write /etc"})}};
+      return r;
+    }
+  };
+  runtime_->make_tools = [] {
+    auto r = std::make_unique<tools::ToolRegistry>();
+    r->Add(std::make_unique<Refuser>());
+    return r;
+  };
+  provider_ = std::make_unique<ScriptedProvider>([](const llm::Request& r, int) -> Result<Message> {
+    if (IsChild(r)) {
+      if (r.messages.size() == 1)
+        return Assistant({Call("k1", "refuse", Json::object())}, llm::StopReason::kToolUse);
+      return Assistant({ContentBlock::Text("child done")});
+    }
+    if (r.messages.size() == 1)
+      return Assistant({Call("p1", "agent", {{"task", "try it"}})}, llm::StopReason::kToolUse);
+    return Assistant({ContentBlock::Text("parent done")});
+  });
+  Outcome o = RunParent("start");
+  ASSERT_EQ(o.status, Outcome::Status::kDone);
+  std::vector<std::string> types;
+  for (const auto& e : nested) {
+    EXPECT_EQ(e.parent_call_id, "p1");
+    EXPECT_EQ(e.child_session_id, "child-0");
+    types.push_back(ToString(e.type));
+  }
+  for (const char* t : {"message.user", "turn.started", "tool.started", "tool.finished",
+                        "message.completed"})
+    EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
+  EXPECT_EQ(child_denials, std::vector<std::string>{"k1/refuse"});
+  EXPECT_EQ(parent_denials, std::vector<std::string>{"child-0/k1/refuse"});
+}
+
+}  // namespace
+}  // namespace sepp::agent

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -240,6 +241,40 @@ TEST_F(RpcServerTest, AClientThatStopsReadingCannotBlockAbort) {
   EXPECT_TRUE(abort_ok);
   EXPECT_TRUE(clear_ok);
   provider_.release();
+}
+
+TEST_F(RpcServerTest, AClientThatStopsReadingCanStillAnswerAPermissionRequest) {
+  std::filesystem::path outside = home_.work().parent_path() / "outside";
+  std::filesystem::create_directories(outside);
+  std::string target = (outside / "r.txt").string();
+  provider_.replies = {
+      runtime::testing::Reply({llm::ContentBlock::Text(std::string(300000, 'y')),
+                               llm::ContentBlock::ToolCall("w1", "write", {{"path", target}, {"content", "r\n"}})}),
+      runtime::testing::CallReply("r1", "retry_with_access",
+                                  {{"call_id", "w1"}, {"write_paths", {outside.string()}},
+                                   {"justification", "the report goes there"}}),
+      TextReply("done")};
+  RpcOptions ro;
+  ro.max_buffered_event_bytes = 64 * 1024;
+  Served s(Options(), ro);
+  s.Send(R"({"id":"p","type":"prompt","message":"write it"})");
+  // Nobody reads stdout. The question is still asked, and answerable.
+  while (s.session().PendingPermissions().empty()) std::this_thread::yield();
+  std::string id = s.session().PendingPermissions()[0].request.id;
+  s.Send(R"({"type":"extension_ui_response","id":")" + id + R"(","value":"Allow once"})");
+  EXPECT_TRUE(s.session().WaitIdle(30));
+  EXPECT_TRUE(std::filesystem::exists(target));
+  // The dialog reached stdout too, behind the events already buffered.
+  bool dialog = false;
+  while (auto j = s.Next()) {
+    if (j->value("type", "") == "extension_ui_request") {
+      dialog = true;
+      EXPECT_EQ((*j)["method"], "select");
+      EXPECT_NE((*j)["title"].get<std::string>().find("writing to"), std::string::npos);
+    }
+    if (j->value("type", "") == "agent_settled") break;
+  }
+  EXPECT_TRUE(dialog);
 }
 
 long RssKb() {
