@@ -159,3 +159,24 @@ TEST(TuiChatView, AResumedSessionWritesOnlyItsTail) {
 
 }  // namespace
 }  // namespace sepp::front::tui
+
+namespace sepp::front::tui {
+namespace {
+
+TEST(TuiChatView, ASubAgentsEventsStayOutOfTheMainAnswer) {
+  Harness h;
+  Event started = Ev(EventType::kToolStarted, "", "call-agent");
+  started.summary = "agent: look around";
+  h.Send(started);
+  Event child = Ev(EventType::kMessageDelta, "child text\n");
+  child.parent_call_id = "call-agent";
+  h.Send(child);
+  h.Send(Ev(EventType::kMessageDelta, "parent text\n"));
+  auto t = h.term.Transcript();
+  EXPECT_EQ(std::count(t.begin(), t.end(), "child text"), 0);
+  EXPECT_EQ(std::count(t.begin(), t.end(), "parent text"), 1);
+  EXPECT_EQ(std::count(t.begin(), t.end(), "\u25cf agent: look around"), 1);
+}
+
+}  // namespace
+}  // namespace sepp::front::tui

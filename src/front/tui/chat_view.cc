@@ -113,6 +113,10 @@ void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max
 
 void ChatView::OnEvent(const agent::Event& e) {
   using agent::EventType;
+  // A sub-agent's events belong under its parent's call, which shows as a
+  // running tool; drawing them nested is not built yet, and mixing them into
+  // the main answer would be wrong.
+  if (!e.parent_call_id.empty()) return;
   switch (e.type) {
     case EventType::kUserMessage: {
       EndStream();
