@@ -113,18 +113,22 @@ TEST(TuiChatView, AToolCallShowsItsTailWhileRunningAndItsResultWhenDone) {
   EXPECT_EQ(std::count(t.begin(), t.end(), "Let me look."), 1);
 }
 
-TEST(TuiChatView, TheFooterCountsTokensAndQueuedMessages) {
+TEST(TuiChatView, TheFooterCountsTokensContextAndQueuedMessages) {
   Harness h;
+  h.view.SetFooter({"/work/project", "fake-model", 200000});
   Event usage(EventType::kUsage);
   usage.total.input = 12345;
   usage.total.output = 678;
+  usage.usage.input = 20000;  // this call: 20,000 in + 1,500 cached + 500 out
+  usage.usage.cache_read = 1500;
+  usage.usage.output = 500;
   h.Send(usage);
   Event queue(EventType::kQueueUpdated);
   queue.data = {{"steering", {"a"}}, {"follow_up", {"b", "c"}}};
   h.Send(queue);
   h.Send(Ev(EventType::kAgentStarted));
   auto t = h.term.Transcript();
-  EXPECT_EQ(t.back(), "/work/project  fake-model  \u219112.3k \u2193678  queued 3  working (Esc aborts)");
+  EXPECT_EQ(t.back(), "/work/project  fake-model  \u219112.3k \u2193678  ctx 22k/200k (11%)  queued 3  working (Esc aborts)");
 }
 
 }  // namespace

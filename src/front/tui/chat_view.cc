@@ -14,9 +14,14 @@ constexpr Style kFailStyle{.fg = 2, .bold = true};
 constexpr Style kRunningStyle{.fg = 4, .bold = true};
 
 std::string Compact(int64_t n) {
+  // 950 -> "950", 12345 -> "12.3k", 200000 -> "200k", 1500000 -> "1.5M".
+  auto scaled = [](int64_t v, int64_t unit, const char* suffix) {
+    int64_t tenth = v % unit / (unit / 10);
+    return std::to_string(v / unit) + (tenth ? "." + std::to_string(tenth) : "") + suffix;
+  };
   if (n < 1000) return std::to_string(n);
-  if (n < 1000000) return std::to_string(n / 1000) + "." + std::to_string(n % 1000 / 100) + "k";
-  return std::to_string(n / 1000000) + "." + std::to_string(n % 1000000 / 100000) + "M";
+  if (n < 1000000) return scaled(n, 1000, "k");
+  return scaled(n, 1000000, "M");
 }
 
 }  // namespace
@@ -171,6 +176,7 @@ void ChatView::OnEvent(const agent::Event& e) {
     case EventType::kUsage:
       tokens_in_ = e.total.input + e.total.cache_read + e.total.cache_write;
       tokens_out_ = e.total.output;
+      context_used_ = e.usage.input + e.usage.cache_read + e.usage.cache_write + e.usage.output;
       break;
     case EventType::kAgentStarted: busy_ = true; break;
     case EventType::kAgentSettled:
@@ -193,6 +199,10 @@ Line ChatView::Footer() const {
     cwd = "~" + cwd.substr(std::string(home).size());
   }
   std::string text = cwd + "  " + footer_.model + "  \u2191" + Compact(tokens_in_) + " \u2193" + Compact(tokens_out_);
+  if (footer_.context_window > 0) {
+    text += "  ctx " + Compact(context_used_) + "/" + Compact(footer_.context_window) + " (" +
+            std::to_string(context_used_ * 100 / footer_.context_window) + "%)";
+  }
   if (queued_ > 0) text += "  queued " + std::to_string(queued_);
   Line footer;
   footer.Add(text, kDimStyle);

@@ -21,6 +21,7 @@ namespace sepp::front::tui {
 struct FooterInfo {
   std::string cwd;    // shown with $HOME as ~
   std::string model;
+  int64_t context_window = 0;  // tokens; 0: unknown (not shown)
 };
 
 class ChatView {
@@ -65,6 +66,7 @@ class ChatView {
   bool busy_ = false;
   int64_t tokens_in_ = 0;
   int64_t tokens_out_ = 0;
+  int64_t context_used_ = 0;  // the last call's prompt and answer
   size_t queued_ = 0;
 };
 

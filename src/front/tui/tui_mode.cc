@@ -15,6 +15,7 @@
 
 #include "front/tui/chat_view.h"
 #include "front/tui/terminal.h"
+#include "llm/models.h"
 
 namespace sepp::front::tui {
 namespace {
@@ -94,7 +95,8 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   InlineRenderer renderer(size.cols, size.rows);
   ChatView view(&renderer);
   runtime::SessionState state = session.GetState();
-  view.SetFooter({state.cwd.string(), state.model});
+  view.SetFooter({state.cwd.string(), state.model,
+                  llm::LookupModel(state.provider, state.model).context_window});
   Editor editor;
   KeyDecoder decoder;
   EventPump pump(session.Subscribe());
