@@ -181,6 +181,26 @@ TEST_F(TuiPty, APromptStreamsAndAToolCallRenders) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
+TEST_F(TuiPty, ALoneEscAbortsTheRunningTurn) {
+  Start(Json::parse(R"([
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
+    {"text": "never reached"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("wait for it\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("\u25cf ") && ScreenHas("sleep 30"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(ScreenHas("working"));
+  Type("\x1b");  // a lone Esc: decoded after the short wait, not held
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("aborted") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_EQ(fp_.requests().size(), 1u) << "the turn ended: no further model call";
+  Type("\x04");
+  int status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(Restored());
+}
+
 TEST_F(TuiPty, EveryWayOutRestoresTheTerminal) {
   // Ctrl+C twice, SIGTERM, SIGHUP, and a crash (SIGSEGV: the handler
   // restores, then the signal kills the process as it would have).

@@ -7,7 +7,9 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <mutex>
@@ -21,7 +23,9 @@ namespace sepp::front::tui {
 namespace {
 
 // How long a lone Esc waits for the rest of a sequence before it counts.
-constexpr int kEscWaitMs = 25;
+constexpr std::chrono::milliseconds kEscWait{25};
+// The shortest time between two frames drawn for the runtime's events.
+constexpr std::chrono::milliseconds kFrameInterval{16};
 // How many of a resumed session's last messages are written at start.
 constexpr size_t kHistoryMessages = 40;
 
@@ -159,33 +163,60 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     }
   };
 
+  // Frames: a key or a resize draws at once (typing never waits); the
+  // runtime's events draw at most once per kFrameInterval, so a fast stream
+  // costs a frame per interval, not one per delta. Nothing pending: poll()
+  // sleeps without a timeout (no wake-ups when idle).
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point last_frame{};
+  Clock::time_point esc_deadline{};
+  bool dirty = true;
+  bool urgent = true;
   while (!quit) {
-    view.Refresh(editor);
-    if (!WriteAll(options.out_fd, renderer.Frame())) break;
+    Clock::time_point now = Clock::now();
+    if (dirty && (urgent || now - last_frame >= kFrameInterval)) {
+      view.Refresh(editor);
+      if (!WriteAll(options.out_fd, renderer.Frame())) break;
+      last_frame = now;
+      dirty = urgent = false;
+    }
+    int timeout = -1;
+    auto until = [&](Clock::time_point t) {
+      auto ms = std::chrono::ceil<std::chrono::milliseconds>(t - now).count();
+      int wait = static_cast<int>(std::max<int64_t>(ms, 0));
+      timeout = timeout < 0 ? wait : std::min(timeout, wait);
+    };
+    if (dirty) until(last_frame + kFrameInterval);
+    if (decoder.pending()) until(esc_deadline);
     struct pollfd fds[3] = {{options.in_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}, {pump.fd(), POLLIN, 0}};
-    int ready = poll(fds, 3, decoder.pending() ? kEscWaitMs : -1);
+    int ready = poll(fds, 3, timeout);
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (ready == 0) {
-      for (const auto& e : decoder.Flush()) handle(e);
-      continue;
+    if (decoder.pending() && Clock::now() >= esc_deadline) {
+      for (const auto& e : decoder.Flush()) handle(e);  // a lone Esc
+      dirty = urgent = true;
     }
+    if (ready == 0) continue;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       char buf[65536];
       ssize_t n = read(options.in_fd, buf, sizeof buf);
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;  // the terminal went away
       if (n > 0) {
+        bool was_pending = decoder.pending();
         for (const auto& e : decoder.Feed(std::string_view(buf, static_cast<size_t>(n)))) handle(e);
+        if (decoder.pending() && !was_pending) esc_deadline = Clock::now() + kEscWait;
+        dirty = urgent = true;
       }
     }
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       while (read(sig_fd, &si, sizeof si) == sizeof si) {
         if (si.ssi_signo == SIGWINCH) {
-          TerminalSize now = (*term)->Size();
-          renderer.Resize(now.cols, now.rows);
+          TerminalSize size_now = (*term)->Size();
+          renderer.Resize(size_now.cols, size_now.rows);
+          dirty = urgent = true;
         } else {
           quit = true;  // SIGTERM, SIGHUP, SIGINT
         }
@@ -193,9 +224,11 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     }
     if (fds[2].revents & POLLIN) {
       for (const auto& e : pump.Take()) view.OnEvent(e);
+      dirty = true;
     }
   }
   session.Abort();
+  view.Refresh(editor);
   WriteAll(options.out_fd, renderer.Finish());
   (*term)->Restore();
   if (sig_fd >= 0) close(sig_fd);
