@@ -201,6 +201,37 @@ TEST_F(TuiPty, ALoneEscAbortsTheRunningTurn) {
   EXPECT_TRUE(Restored());
 }
 
+TEST_F(TuiPty, EnterWhileWorkingSteersAndAltEnterFollowsUp) {
+  // The tool call runs long enough to type during it; the test waits on the
+  // screen and the request log, never on the clock.
+  Start(Json::parse(R"([
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 3"}}]},
+    {"text": "after the steer"},
+    {"text": "after the follow-up"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("start\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("\u25cf ") && ScreenHas("sleep 3"); }));
+  Type("steer now\r");
+  Type("then this\x1b[13;3u");  // kitty Alt+Enter: a follow-up
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("queued 2"); })) << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("after the follow-up") && !ScreenHas("working"); }, 60))
+      << ::testing::PrintToString(term_->Transcript());
+  auto requests = fp_.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  std::string second = DumpJson(requests[1].body);
+  std::string third = DumpJson(requests[2].body);
+  // The steer went in at the tool boundary, with the tool's result; the
+  // follow-up only after the turn settled.
+  EXPECT_NE(second.find("steer now"), std::string::npos);
+  EXPECT_EQ(second.find("then this"), std::string::npos);
+  EXPECT_NE(third.find("then this"), std::string::npos);
+  EXPECT_NE(third.find("after the steer"), std::string::npos);
+  Type("\x04");
+  int status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
 TEST_F(TuiPty, EveryWayOutRestoresTheTerminal) {
   // Ctrl+C twice, SIGTERM, SIGHUP, and a crash (SIGSEGV: the handler
   // restores, then the signal kills the process as it would have).
