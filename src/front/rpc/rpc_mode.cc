@@ -172,7 +172,48 @@ class RpcServer {
   }
 
  private:
+  // While a prompt command is being answered, the pump holds its events.
+  struct ResponseFirst {
+    RpcServer& s;
+    explicit ResponseFirst(RpcServer& server) : s(server) {
+      std::lock_guard<std::mutex> l(s.first_mu_);
+      s.answering_ = true;
+    }
+    ~ResponseFirst() {
+      {
+        std::lock_guard<std::mutex> l(s.first_mu_);
+        s.answering_ = false;
+      }
+      s.first_cv_.notify_all();
+    }
+  };
+  void WaitWhileAnswering() {
+    std::unique_lock<std::mutex> l(first_mu_);
+    first_cv_.wait(l, [&] { return !answering_; });
+  }
+
+  // agent_settled records the pump has written (or lost to a lag): what an
+  // abort's response waits for.
+  uint64_t SettledCount() {
+    std::lock_guard<std::mutex> l(settle_mu_);
+    return settled_;
+  }
+  void NoteSettled(bool pump_done = false) {
+    std::lock_guard<std::mutex> l(settle_mu_);
+    ++settled_;
+    pump_done_ |= pump_done;
+    settle_cv_.notify_all();
+  }
+  void WaitSettledAfter(uint64_t before) {
+    std::unique_lock<std::mutex> l(settle_mu_);
+    settle_cv_.wait(l, [&] { return settled_ > before || pump_done_; });
+  }
+
   void Pump(std::shared_ptr<runtime::Subscription> sub) {
+    struct Done {
+      RpcServer* s;
+      ~Done() { s->NoteSettled(true); }
+    } done{this};
     agent::Event e(agent::EventType::kError);
     for (;;) {
       auto r = sub->Pop(&e);
@@ -187,14 +228,17 @@ class RpcServer {
                      {"message", "the client read stdout too slowly and some events were dropped; "
                                  "resynchronise with get_state and get_messages"}};
         out_.Response(Line(lost));
+        NoteSettled();  // an agent_settled may have been among the lost
         continue;
       }
       if (e.type == agent::EventType::kPermissionRequested) {
         AskPermission(e);
         continue;
       }
+      WaitWhileAnswering();
       for (const Json& j : mapper_.Map(e))
         if (!out_.Event(Line(j), stop_pump_)) break;
+      if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) NoteSettled();
     }
   }
 
@@ -360,6 +404,10 @@ class RpcServer {
     };
 
     if (type == "prompt" || type == "steer" || type == "follow_up") {
+      // As in pi, the response comes before the events of the run it
+      // starts: the pump holds events while this command is answered (it
+      // never waits the other way round, so the reader cannot be stalled).
+      ResponseFirst first(*this);
       std::string message = Str(cmd, "message");
       if (cmd.contains("images") && cmd["images"].is_array() && !cmd["images"].empty())
         return fail("images are not supported by sepp yet: send text");
@@ -384,11 +432,16 @@ class RpcServer {
       return status(st, {{"disposition", queued ? "queued" : "started"}});
     }
     if (type == "abort") {
-      // pi answers once the session is idle; the reader must not wait for
-      // that (a permission answer or another command may be needed first).
+      // pi answers after the aborted run's agent_settled. The reader must
+      // not wait for that (a permission answer or another command may come
+      // first), so a helper does.
+      uint64_t before = SettledCount();
+      bool busy = s_.GetState().busy;
       s_.Abort();
-      Later([this, id, type] {
+      if (!busy) return ok();
+      Later([this, id, type, before] {
         s_.WaitIdle();
+        WaitSettledAfter(before);
         Respond(id, type, true);
       });
       return;
@@ -569,6 +622,13 @@ class RpcServer {
   Output out_;
   PiEventMapper mapper_;
   std::atomic<bool> stop_pump_{false};
+  std::mutex first_mu_;
+  std::condition_variable first_cv_;
+  bool answering_ = false;
+  std::mutex settle_mu_;
+  std::condition_variable settle_cv_;
+  uint64_t settled_ = 0;
+  bool pump_done_ = false;
   std::mutex helpers_mu_;
   std::vector<std::thread> helpers_;
 };

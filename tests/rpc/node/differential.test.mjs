@@ -99,3 +99,50 @@ test("pi and sepp answer the same script the same way", async () => {
     fake.stop();
   }
 });
+
+// Abort in the middle of a streamed answer, then go on.
+async function driveAbort(client) {
+  const out = {};
+  const from = client.records.length;
+  await client.request({ id: "p", type: "prompt", message: "write a lot" });
+  await client.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta", from);
+  out.abort = await client.request({ id: "a", type: "abort" });
+  const end = await client.waitFor((r) => r.type === "agent_settled", from);
+  out.aborted = client.records.slice(from, end + 1);
+  const from2 = client.records.length;
+  await client.request({ id: "p2", type: "prompt", message: "go on" });
+  const end2 = await client.waitFor((r) => r.type === "agent_settled", from2);
+  out.after = client.records.slice(from2, end2 + 1);
+  out.messages = await client.request({ id: "m", type: "get_messages" });
+  out.exit = await client.close();
+  return out;
+}
+
+test("pi and sepp abort a streaming answer the same way and go on after it", async () => {
+  const fake = await startFake();
+  try {
+    const results = {};
+    for (const kind of ["pi", "sepp"]) {
+      const root = tempDir(`diff-abort-${kind}`);
+      const cwd = join(root, "work");
+      mkdirSync(cwd, { recursive: true });
+      await fake.reset();
+      await fake.setScript([{ text: "x".repeat(2000), chunk_delay_ms: 20 }, { text: "after the abort" }]);
+      const client = kind === "pi"
+        ? new RpcClient(process.execPath, [piCli, "--mode", "rpc", "--no-session"], { cwd, env: piEnv(root, fake.url) })
+        : new RpcClient(seppBin, ["--rpc", "--no-session"], { cwd, env: seppEnv(root, fake.url) });
+      results[kind] = await driveAbort(client);
+    }
+    const { pi, sepp } = results;
+    const ref = normalise(pi.aborted);
+    assert.ok(ref.includes("message_end:assistant:aborted") && ref.includes("agent_settled:true"), ref.join(" "));
+    assert.deepEqual(normalise(sepp.aborted), ref);
+    assert.deepEqual(normalise(sepp.after), normalise(pi.after));
+    assert.equal(sepp.abort.success, pi.abort.success);
+    const shape = (r) => r.data.messages.filter((m) => m.role !== "system").map((m) => `${m.role}:${m.stopReason ?? ""}`);
+    assert.deepEqual(shape(sepp.messages), shape(pi.messages));
+    assert.equal(sepp.exit, 0);
+  } finally {
+    fake.stop();
+  }
+});
