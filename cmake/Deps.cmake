@@ -22,6 +22,10 @@ target_compile_definitions(dep_pcre2 INTERFACE PCRE2_CODE_UNIT_WIDTH=8 PCRE2_STA
 sepp_static_lib(dep_sqlite libsqlite3.a "")
 target_link_libraries(dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
 sepp_static_lib(dep_z libz.a "")
+# The terminal UI: grapheme widths (utf8proc) and, for its screen tests, a
+# terminal emulator in process (libvterm).
+sepp_static_lib(dep_utf8proc libutf8proc.a "")
+sepp_static_lib(dep_vterm libvterm.a "")
 
 # toml++ and CLI11 are header-only; nothing to link.
 add_library(dep_toml INTERFACE)

@@ -20,6 +20,7 @@
 #include "base/secrets.h"
 #include "front/print_mode.h"
 #include "front/rpc/rpc_mode.h"
+#include "front/tui/tui_mode.h"
 #include "llm/provider.h"
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
@@ -196,6 +197,29 @@ int RunRpc(const Options& o) {
   return rc;
 }
 
+// `sepp` on a terminal: the interactive UI (docs/tui.md).
+int RunTui(const Options& o) {
+  runtime::SessionOptions so;
+  std::shared_ptr<llm::ProviderSource> source;
+  if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
+  // The UI takes SIGWINCH, SIGTERM, SIGHUP and SIGINT through a signalfd;
+  // they are blocked before the runtime starts threads, so none of those
+  // threads takes one instead.
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGWINCH, SIGTERM, SIGHUP, SIGINT}) sigaddset(&set, sig);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  auto opened = runtime::AgentSession::Open(std::move(so));
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return 1;
+  }
+  front::tui::TuiOptions to;
+  int rc = front::tui::RunTui(**opened, to);
+  opened->reset();
+  return rc;
+}
+
 }  // namespace
 
 int RunAgentCommand(int argc, char** argv) {
@@ -282,9 +306,10 @@ int RunAgentCommand(int argc, char** argv) {
 
   std::string piped = ReadStdinIfPiped();
   if (!o.print && piped.empty()) {
+    if (isatty(0) && isatty(1)) return RunTui(o);
     std::fprintf(stderr,
-                 "sepp: the interactive terminal UI is not built yet; give a task with "
-                 "-p \"...\" or pipe one on stdin (sepp --help lists the options)\n");
+                 "sepp: the interactive terminal UI needs a terminal on stdin and stdout; give a "
+                 "task with -p \"...\" or pipe one on stdin (sepp --help lists the options)\n");
     return 2;
   }
   std::string prompt = o.prompt;

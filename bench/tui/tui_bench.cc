@@ -1,0 +1,78 @@
+// The terminal UI's drawing cost without a terminal: what a 12 KB streamed
+// answer costs (CPU per answer, bytes written, frames), and what a keystroke
+// costs when 2,000 messages are already in the scrollback (it must not
+// depend on them). One frame per delta or key: the worst case, with no
+// coalescing of frames.
+#include <benchmark/benchmark.h>
+
+#include "front/tui/chat_view.h"
+
+namespace sepp::front::tui {
+namespace {
+
+std::string Answer12K() {
+  std::string answer;
+  for (int i = 0; answer.size() < 12 * 1024; ++i) {
+    answer += "line " + std::to_string(i) + " of the answer, with some words to wrap and stream\n";
+  }
+  return answer;
+}
+
+void BM_Stream12KB(benchmark::State& state) {
+  const std::string answer = Answer12K();
+  uint64_t bytes = 0, frames = 0;
+  for (auto _ : state) {
+    InlineRenderer renderer(120, 40);
+    ChatView view(&renderer);
+    Editor editor;
+    view.SetFooter({"/work/project", "model"});
+    agent::Event delta(agent::EventType::kMessageDelta);
+    for (size_t i = 0; i < answer.size(); i += 7) {
+      delta.text = answer.substr(i, 7);
+      view.OnEvent(delta);
+      view.Refresh(editor);
+      benchmark::DoNotOptimize(renderer.Frame());
+    }
+    bytes = renderer.stats().bytes;
+    frames = renderer.stats().frames;
+  }
+  state.counters["bytes_written"] = static_cast<double>(bytes);
+  state.counters["frames"] = static_cast<double>(frames);
+}
+BENCHMARK(BM_Stream12KB)->Unit(benchmark::kMillisecond);
+
+void BM_KeystrokeAfter2000Messages(benchmark::State& state) {
+  InlineRenderer renderer(120, 40);
+  ChatView view(&renderer);
+  Editor editor;
+  view.SetFooter({"/work/project", "model"});
+  for (int i = 0; i < 2000; ++i) {
+    agent::Event user(agent::EventType::kUserMessage);
+    user.text = "question " + std::to_string(i);
+    view.OnEvent(user);
+    agent::Event delta(agent::EventType::kMessageDelta);
+    delta.text = "an answer of a line or two, number " + std::to_string(i) + "\n";
+    view.OnEvent(delta);
+    view.OnEvent(agent::Event(agent::EventType::kTurnFinished));
+  }
+  view.Refresh(editor);
+  renderer.Frame();
+  InputEvent key;
+  key.codepoint = 'x';
+  uint64_t bytes_before = renderer.stats().bytes;
+  uint64_t frames_before = renderer.stats().frames;
+  for (auto _ : state) {
+    editor.Handle(key);
+    if (editor.text().size() > 60) editor.Take();
+    view.Refresh(editor);
+    benchmark::DoNotOptimize(renderer.Frame());
+  }
+  state.counters["bytes_per_key"] = static_cast<double>(renderer.stats().bytes - bytes_before) /
+                                    static_cast<double>(renderer.stats().frames - frames_before);
+}
+BENCHMARK(BM_KeystrokeAfter2000Messages)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace sepp::front::tui
+
+BENCHMARK_MAIN();

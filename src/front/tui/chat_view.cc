@@ -1,0 +1,230 @@
+#include "front/tui/chat_view.h"
+
+#include <cstdlib>
+
+namespace sepp::front::tui {
+namespace {
+
+constexpr size_t kMaxToolTailBytes = 8192;
+constexpr Style kUserStyle{.fg = 5, .bold = true};
+constexpr Style kThinkingStyle{.dim = true, .italic = true};
+constexpr Style kDimStyle{.dim = true};
+constexpr Style kOkStyle{.fg = 3, .bold = true};
+constexpr Style kFailStyle{.fg = 2, .bold = true};
+constexpr Style kRunningStyle{.fg = 4, .bold = true};
+
+std::string Compact(int64_t n) {
+  // 950 -> "950", 12345 -> "12.3k", 200000 -> "200k", 1500000 -> "1.5M".
+  auto scaled = [](int64_t v, int64_t unit, const char* suffix) {
+    int64_t tenth = v % unit / (unit / 10);
+    return std::to_string(v / unit) + (tenth ? "." + std::to_string(tenth) : "") + suffix;
+  };
+  if (n < 1000) return std::to_string(n);
+  if (n < 1000000) return scaled(n, 1000, "k");
+  return scaled(n, 1000000, "M");
+}
+
+}  // namespace
+
+void ChatView::Notice(const std::string& text) {
+  EndStream();
+  std::vector<Line> lines = LinesFromText(text, kDimStyle);
+  renderer_->Commit(std::move(lines));
+}
+
+void ChatView::AppendStream(const std::string& text, Style style) {
+  if (style != partial_style_ && (!partial_.empty() || block_open_)) EndStream();
+  partial_style_ = style;
+  partial_ += text;
+  size_t nl;
+  std::vector<Line> done;
+  while ((nl = partial_.find('\n')) != std::string::npos) {
+    for (auto& l : LinesFromText(std::string_view(partial_).substr(0, nl), style)) done.push_back(std::move(l));
+    partial_.erase(0, nl + 1);
+  }
+  if (!done.empty()) {
+    renderer_->Commit(std::move(done));
+    block_open_ = true;
+  }
+}
+
+void ChatView::EndStream() {
+  std::vector<Line> done;
+  if (!partial_.empty()) {
+    done = LinesFromText(partial_, partial_style_);
+    partial_.clear();
+    block_open_ = true;
+  }
+  if (block_open_) done.emplace_back();  // a blank line ends the block
+  block_open_ = false;
+  if (!done.empty()) renderer_->Commit(std::move(done));
+}
+
+std::vector<Line> ChatView::ToolTail(const std::string& output, size_t max_lines, size_t* earlier) const {
+  std::string_view text = output;
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::vector<Line> lines;
+  if (!text.empty()) lines = LinesFromText(text, kDimStyle);
+  *earlier = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  std::vector<Line> tail;
+  for (size_t i = *earlier; i < lines.size(); ++i) {
+    Line l;
+    l.Add("  ");
+    for (auto& s : lines[i].spans) l.spans.push_back(std::move(s));
+    tail.push_back(std::move(l));
+  }
+  return tail;
+}
+
+void ChatView::CommitToolResult(const std::string& summary, const std::string& result, bool is_error,
+                                bool denied) {
+  std::vector<Line> lines;
+  Line header;
+  if (denied) header.Add("\u2717 denied ", kFailStyle);
+  else if (is_error) header.Add("\u2717 ", kFailStyle);
+  else header.Add("\u2713 ", kOkStyle);
+  header.Add(summary);
+  lines.push_back(std::move(header));
+  size_t earlier = 0;
+  auto tail = ToolTail(result, kToolTailLines, &earlier);
+  if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", kDimStyle));
+  for (auto& l : tail) lines.push_back(std::move(l));
+  lines.emplace_back();
+  renderer_->Commit(std::move(lines));
+}
+
+void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max_messages) {
+  size_t first = messages.size() > max_messages ? messages.size() - max_messages : 0;
+  if (first > 0) Notice("\u2026 " + std::to_string(first) + " earlier messages not shown");
+  for (size_t i = first; i < messages.size(); ++i) {
+    const llm::Message& m = messages[i];
+    switch (m.role) {
+      case llm::Role::kUser: {
+        agent::Event e(agent::EventType::kUserMessage);
+        e.text = m.Text();
+        OnEvent(e);
+        break;
+      }
+      case llm::Role::kAssistant:
+        if (!m.Text().empty()) {
+          AppendStream(m.Text(), Style{});
+          EndStream();
+        }
+        break;
+      case llm::Role::kToolResult: CommitToolResult(m.tool_name, m.Text(), m.is_error, false); break;
+    }
+  }
+}
+
+void ChatView::OnEvent(const agent::Event& e) {
+  using agent::EventType;
+  // A sub-agent's events belong under its parent's call, which shows as a
+  // running tool; drawing them nested is not built yet, and mixing them into
+  // the main answer would be wrong.
+  if (!e.parent_call_id.empty()) return;
+  switch (e.type) {
+    case EventType::kUserMessage: {
+      EndStream();
+      std::vector<Line> lines;
+      bool first = true;
+      for (auto& l : LinesFromText(e.text, kUserStyle)) {
+        Line row;
+        row.Add(first ? "\u203a " : "  ", kUserStyle);
+        for (auto& s : l.spans) row.spans.push_back(std::move(s));
+        lines.push_back(std::move(row));
+        first = false;
+      }
+      lines.emplace_back();
+      renderer_->Commit(std::move(lines));
+      break;
+    }
+    case EventType::kMessageDelta: AppendStream(e.text, Style{}); break;
+    case EventType::kThinkingDelta: AppendStream(e.text, kThinkingStyle); break;
+    case EventType::kMessageCompleted:
+    case EventType::kTurnFinished: EndStream(); break;
+    case EventType::kToolStarted:
+      EndStream();
+      if (!tools_.count(e.call_id)) tool_order_.push_back(e.call_id);
+      tools_[e.call_id] = RunningTool{e.summary.empty() ? e.tool : e.summary, ""};
+      break;
+    case EventType::kToolOutput: {
+      auto it = tools_.find(e.call_id);
+      if (it == tools_.end()) break;
+      std::string& tail = it->second.output_tail;
+      tail += e.text;
+      if (tail.size() > kMaxToolTailBytes) tail.erase(0, tail.size() - kMaxToolTailBytes);
+      break;
+    }
+    case EventType::kToolFinished: {
+      EndStream();
+      std::string summary = e.summary.empty() ? e.tool : e.summary;
+      if (auto it = tools_.find(e.call_id); it != tools_.end()) {
+        if (summary.empty()) summary = it->second.summary;
+        tools_.erase(it);
+        std::erase(tool_order_, e.call_id);
+      }
+      CommitToolResult(summary, e.result, e.is_error, e.denied);
+      break;
+    }
+    case EventType::kError:
+      EndStream();
+      renderer_->Commit({Line{}.Add("error: ", kFailStyle).Add(e.text), Line{}});
+      break;
+    case EventType::kRetry:
+      renderer_->Commit({Line{}.Add("retrying: " + e.text, kDimStyle)});
+      break;
+    case EventType::kUsage:
+      tokens_in_ = e.total.input + e.total.cache_read + e.total.cache_write;
+      tokens_out_ = e.total.output;
+      context_used_ = e.usage.input + e.usage.cache_read + e.usage.cache_write + e.usage.output;
+      break;
+    case EventType::kAgentStarted: busy_ = true; break;
+    case EventType::kAgentSettled:
+      EndStream();
+      busy_ = false;
+      break;
+    case EventType::kQueueUpdated:
+      queued_ = 0;
+      for (const char* k : {"steering", "follow_up"}) {
+        if (e.data.is_object() && e.data.contains(k) && e.data[k].is_array()) queued_ += e.data[k].size();
+      }
+      break;
+    default: break;
+  }
+}
+
+Line ChatView::Footer() const {
+  std::string cwd = footer_.cwd;
+  if (const char* home = std::getenv("HOME"); home && *home && cwd.rfind(home, 0) == 0) {
+    cwd = "~" + cwd.substr(std::string(home).size());
+  }
+  std::string text = cwd + "  " + footer_.model + "  \u2191" + Compact(tokens_in_) + " \u2193" + Compact(tokens_out_);
+  if (footer_.context_window > 0) {
+    text += "  ctx " + Compact(context_used_) + "/" + Compact(footer_.context_window) + " (" +
+            std::to_string(context_used_ * 100 / footer_.context_window) + "%)";
+  }
+  if (queued_ > 0) text += "  queued " + std::to_string(queued_);
+  Line footer;
+  footer.Add(text, kDimStyle);
+  if (busy_) footer.Add("  working (Esc aborts)", kRunningStyle);
+  return footer;
+}
+
+void ChatView::Refresh(const Editor& editor) {
+  std::vector<Line> live;
+  if (!partial_.empty()) {
+    for (auto& l : LinesFromText(partial_, partial_style_)) live.push_back(std::move(l));
+  }
+  for (const auto& id : tool_order_) {
+    const RunningTool& tool = tools_.at(id);
+    live.push_back(Line{}.Add("\u25cf ", kRunningStyle).Add(tool.summary));
+    size_t earlier = 0;
+    for (auto& l : ToolTail(tool.output_tail, kToolTailLines, &earlier)) live.push_back(std::move(l));
+  }
+  Caret caret;
+  for (auto& l : editor.Render(live.size(), &caret)) live.push_back(std::move(l));
+  live.push_back(Footer());
+  renderer_->SetLive(std::move(live), caret);
+}
+
+}  // namespace sepp::front::tui

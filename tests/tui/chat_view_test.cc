@@ -1,0 +1,186 @@
+// The conversation view fed with the runtime's events, drawn into libvterm:
+// a 12 KB streamed answer lands in the scrollback line by line, once; a tool
+// call shows its header and output tail while running and a result line when
+// done; and what it writes never clears the screen.
+#include "front/tui/chat_view.h"
+
+#include <gtest/gtest.h>
+
+#include "tui/vterm_screen.h"
+
+namespace sepp::front::tui {
+namespace {
+
+using agent::Event;
+using agent::EventType;
+
+Event Ev(EventType t, std::string text = {}, std::string call_id = {}) {
+  Event e(t);
+  e.text = std::move(text);
+  e.call_id = std::move(call_id);
+  return e;
+}
+
+struct Harness {
+  testing::VtermScreen term{40, 120};
+  InlineRenderer renderer{120, 40};
+  ChatView view{&renderer};
+  Editor editor;
+  Harness() { view.SetFooter({"/work/project", "fake-model"}); }
+  void Send(const Event& e) {
+    view.OnEvent(e);
+    view.Refresh(editor);
+    term.Feed(renderer.Frame());
+  }
+};
+
+TEST(TuiChatView, AStreamedAnswerReachesTheScrollbackOnceLineByLine) {
+  Harness h;
+  h.Send(Ev(EventType::kAgentStarted));
+  h.Send(Ev(EventType::kUserMessage, "write me a long answer"));
+  // 12 KB in 7-byte deltas, 200 lines of about 60 bytes.
+  std::string answer;
+  for (int i = 0; i < 200; ++i) {
+    answer += "line " + std::to_string(i) + " of the answer, with some words to wrap and stream\n";
+  }
+  answer.pop_back();
+  uint64_t before = h.renderer.stats().bytes;
+  for (size_t i = 0; i < answer.size(); i += 7) h.Send(Ev(EventType::kMessageDelta, answer.substr(i, 7)));
+  uint64_t stream_bytes = h.renderer.stats().bytes - before;
+  auto screen = h.term.ScreenRows();
+  // While streaming the footer says so; the unfinished last line is live.
+  EXPECT_NE(std::find(screen.begin(), screen.end(), "line 199 of the answer, with some words to wrap and stream"),
+            screen.end());
+  h.Send(Ev(EventType::kTurnFinished));
+  h.Send(Ev(EventType::kAgentSettled));
+  auto transcript = h.term.Transcript();
+  size_t at = std::find(transcript.begin(), transcript.end(), "\u203a write me a long answer") - transcript.begin();
+  ASSERT_LT(at, transcript.size());
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_EQ(transcript[at + 2 + static_cast<size_t>(i)],
+              "line " + std::to_string(i) + " of the answer, with some words to wrap and stream");
+  }
+  EXPECT_EQ(transcript.back().find("/work/project  fake-model"), 0u);
+  EXPECT_EQ(transcript.back().find("working"), std::string::npos);
+  EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
+  EXPECT_EQ(h.term.written().find("\x1b[3J"), std::string::npos);
+  // Written once: the answer's bytes plus a bounded cost per frame (the live
+  // region is the unfinished line, the editor and the footer).
+  std::printf("12 KB stream in %zu deltas: %llu bytes written, %llu frames\n", answer.size() / 7 + 1,
+              static_cast<unsigned long long>(stream_bytes),
+              static_cast<unsigned long long>(h.renderer.stats().frames));
+}
+
+TEST(TuiChatView, AToolCallShowsItsTailWhileRunningAndItsResultWhenDone) {
+  Harness h;
+  h.Send(Ev(EventType::kAgentStarted));
+  h.Send(Ev(EventType::kMessageDelta, "Let me look.\n"));
+  Event started = Ev(EventType::kToolStarted, "", "call-1");
+  started.tool = "bash";
+  started.summary = "$ seq 1 8";
+  h.Send(started);
+  h.Send(Ev(EventType::kToolOutput, "1\n2\n3\n4\n5\n6\n", "call-1"));
+  auto screen = h.term.ScreenRows();
+  auto header = std::find(screen.begin(), screen.end(), "\u25cf $ seq 1 8");
+  ASSERT_NE(header, screen.end());
+  EXPECT_EQ(*(header + 1), "  2") << "the last five lines of the output";
+  EXPECT_EQ(*(header + 5), "  6");
+  EXPECT_EQ(*(header + 6), ">");
+  // Output with escapes is shown, not obeyed.
+  h.Send(Ev(EventType::kToolOutput, "7\x1b[2J\n", "call-1"));
+  EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
+
+  Event finished = Ev(EventType::kToolFinished, "", "call-1");
+  finished.tool = "bash";
+  finished.summary = "$ seq 1 8";
+  finished.result = "1\n2\n3\n4\n5\n6\n7\n8\n";
+  h.Send(finished);
+  Event failed = Ev(EventType::kToolFinished, "", "call-2");
+  failed.summary = "read /etc/shadow";
+  failed.result = "permission denied";
+  failed.is_error = true;
+  failed.denied = true;
+  h.Send(failed);
+  h.Send(Ev(EventType::kAgentSettled));
+  auto t = h.term.Transcript();
+  auto done = std::find(t.begin(), t.end(), "\u2713 $ seq 1 8");
+  ASSERT_NE(done, t.end());
+  EXPECT_EQ(*(done + 1), "  \u2026 3 earlier lines");
+  EXPECT_EQ(*(done + 2), "  4");
+  EXPECT_EQ(*(done + 6), "  8");
+  EXPECT_EQ(std::count(t.begin(), t.end(), "\u25cf $ seq 1 8"), 0) << "the running header is gone";
+  EXPECT_NE(std::find(t.begin(), t.end(), "\u2717 denied read /etc/shadow"), t.end());
+  EXPECT_EQ(std::count(t.begin(), t.end(), "Let me look."), 1);
+}
+
+TEST(TuiChatView, TheFooterCountsTokensContextAndQueuedMessages) {
+  Harness h;
+  h.view.SetFooter({"/work/project", "fake-model", 200000});
+  Event usage(EventType::kUsage);
+  usage.total.input = 12345;
+  usage.total.output = 678;
+  usage.usage.input = 20000;  // this call: 20,000 in + 1,500 cached + 500 out
+  usage.usage.cache_read = 1500;
+  usage.usage.output = 500;
+  h.Send(usage);
+  Event queue(EventType::kQueueUpdated);
+  queue.data = {{"steering", {"a"}}, {"follow_up", {"b", "c"}}};
+  h.Send(queue);
+  h.Send(Ev(EventType::kAgentStarted));
+  auto t = h.term.Transcript();
+  EXPECT_EQ(t.back(), "/work/project  fake-model  \u219112.3k \u2193678  ctx 22k/200k (11%)  queued 3  working (Esc aborts)");
+}
+
+}  // namespace
+}  // namespace sepp::front::tui
+
+namespace sepp::front::tui {
+namespace {
+
+TEST(TuiChatView, AResumedSessionWritesOnlyItsTail) {
+  Harness h;
+  std::vector<llm::Message> messages;
+  for (int i = 0; i < 2000; ++i) {
+    messages.push_back(llm::Message::User("question " + std::to_string(i)));
+    llm::Message answer;
+    answer.role = llm::Role::kAssistant;
+    answer.content.push_back(llm::ContentBlock::Text("answer " + std::to_string(i)));
+    messages.push_back(std::move(answer));
+  }
+  messages.push_back(llm::Message::ToolResult("c1", "bash", "out\x1b[2J", false));
+  h.view.ShowHistory(messages, 9);
+  h.view.Refresh(h.editor);
+  h.term.Feed(h.renderer.Frame());
+  auto t = h.term.Transcript();
+  EXPECT_EQ(t[0], "\u2026 3992 earlier messages not shown");
+  EXPECT_EQ(t[1], "\u203a question 1996");
+  EXPECT_EQ(t[3], "answer 1996");
+  EXPECT_NE(std::find(t.begin(), t.end(), "\u2713 bash"), t.end());
+  EXPECT_NE(std::find(t.begin(), t.end(), "  out\u241b[2J"), t.end());
+  EXPECT_EQ(std::find(t.begin(), t.end(), "answer 1995"), t.end());
+  EXPECT_LT(h.renderer.stats().bytes, 2000u) << "the tail only, whatever the session's length";
+}
+
+}  // namespace
+}  // namespace sepp::front::tui
+
+namespace sepp::front::tui {
+namespace {
+
+TEST(TuiChatView, ASubAgentsEventsStayOutOfTheMainAnswer) {
+  Harness h;
+  Event started = Ev(EventType::kToolStarted, "", "call-agent");
+  started.summary = "agent: look around";
+  h.Send(started);
+  Event child = Ev(EventType::kMessageDelta, "child text\n");
+  child.parent_call_id = "call-agent";
+  h.Send(child);
+  h.Send(Ev(EventType::kMessageDelta, "parent text\n"));
+  auto t = h.term.Transcript();
+  EXPECT_EQ(std::count(t.begin(), t.end(), "child text"), 0);
+  EXPECT_EQ(std::count(t.begin(), t.end(), "parent text"), 1);
+  EXPECT_EQ(std::count(t.begin(), t.end(), "\u25cf agent: look around"), 1);
+}
+
+}  // namespace
+}  // namespace sepp::front::tui

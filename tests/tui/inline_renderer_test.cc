@@ -1,0 +1,276 @@
+// The inline renderer against a terminal emulator (libvterm): finished blocks
+// reach the scrollback once, the live region is redrawn by row diff, and no
+// frame ever clears the screen or the scrollback, through long replays and
+// resizes.
+#include "front/tui/inline_renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "tui/vterm_screen.h"
+
+namespace sepp::front::tui {
+namespace {
+
+using testing::VtermScreen;
+
+Line Text(std::string_view s, Style st = {}) {
+  Line l;
+  l.Add(s, st);
+  return l;
+}
+
+// The live region a chat view has: a streaming block, the editor, a footer.
+std::vector<Line> Live(std::string_view streaming, std::string_view editor, std::string_view footer) {
+  std::vector<Line> live;
+  if (!streaming.empty()) {
+    for (auto& l : LinesFromText(streaming)) live.push_back(std::move(l));
+  }
+  live.push_back(Text(std::string("> ") + std::string(editor)));
+  live.push_back(Text(footer, Style{.dim = true}));
+  return live;
+}
+
+bool ClearsScreenOrScrollback(const std::string& bytes) {
+  return bytes.find("\x1b[2J") != std::string::npos || bytes.find("\x1b[3J") != std::string::npos;
+}
+
+// How often each line starting with prefix occurs in the transcript.
+std::map<std::string, int> CountLines(const std::vector<std::string>& transcript, std::string_view prefix) {
+  std::map<std::string, int> counts;
+  for (const auto& row : transcript) {
+    if (row.rfind(prefix, 0) == 0) ++counts[row];
+  }
+  return counts;
+}
+
+TEST(TuiInlineRenderer, FinishedBlocksReachTheScrollbackOnceAcrossALongReplay) {
+  VtermScreen term(24, 80);
+  InlineRenderer r(80, 24);
+  const int kMessages = 2000;
+  for (int i = 0; i < kMessages; ++i) {
+    std::string text = "message " + std::to_string(i);
+    // Streams in three deltas, then is committed.
+    for (size_t cut : {3ul, 7ul, text.size()}) {
+      r.SetLive(Live("streaming " + text.substr(0, cut), "", "~/p  model  " + std::to_string(i)),
+                Caret{.line = 1, .column = 2, .visible = true});
+      term.Feed(r.Frame());
+    }
+    r.Commit({Text(text)});
+    r.SetLive(Live("", "", "~/p  model  " + std::to_string(i)), Caret{.line = 0, .column = 2, .visible = true});
+    term.Feed(r.Frame());
+  }
+  auto transcript = term.Transcript();
+  auto counts = CountLines(transcript, "message ");
+  ASSERT_EQ(counts.size(), static_cast<size_t>(kMessages));
+  for (const auto& [line, n] : counts) EXPECT_EQ(n, 1) << line;
+  // In order, and nothing of the streaming rows was left behind.
+  int expect = 0;
+  for (const auto& row : transcript) {
+    EXPECT_EQ(row.find("streaming"), std::string::npos) << row;
+    if (row.rfind("message ", 0) == 0) {
+      EXPECT_EQ(row, "message " + std::to_string(expect++));
+    }
+  }
+  // The live region sits right below the last message.
+  auto screen = term.ScreenRows();
+  auto last = std::find(screen.begin(), screen.end(), "message " + std::to_string(kMessages - 1));
+  ASSERT_NE(last, screen.end());
+  EXPECT_EQ(*(last + 1), ">");
+  EXPECT_EQ(*(last + 2), "~/p  model  1999");
+  EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
+  EXPECT_EQ(r.stats().lines_committed, static_cast<uint64_t>(kMessages));
+}
+
+TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
+  VtermScreen term(24, 80);
+  InlineRenderer r(80, 24);
+  r.Commit({Text("history that is never rewritten")});
+  r.SetLive(Live("a streaming answer\nsecond line", "draft", "footer 1"), Caret{.line = 2, .column = 7, .visible = true});
+  term.Feed(r.Frame());
+  EXPECT_EQ(r.Frame(), "") << "nothing changed: nothing to write";
+
+  uint64_t before = r.stats().rows_written;
+  r.SetLive(Live("a streaming answer\nsecond line", "draft", "footer 2"), Caret{.line = 2, .column = 7, .visible = true});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_EQ(r.stats().rows_written - before, 1u);
+  EXPECT_EQ(frame.find("streaming"), std::string::npos);
+  EXPECT_EQ(frame.find("history"), std::string::npos);
+  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << "frames are synchronized output";
+  EXPECT_NE(frame.find("\x1b[?2026l"), std::string::npos);
+  auto rows = term.ScreenRows();
+  EXPECT_EQ(rows[0], "history that is never rewritten");
+  EXPECT_EQ(rows[1], "a streaming answer");
+  EXPECT_EQ(rows[2], "second line");
+  EXPECT_EQ(rows[3], "> draft");
+  EXPECT_EQ(rows[4], "footer 2");
+  // The hardware cursor is parked at the caret (row of the editor, column 7).
+  EXPECT_EQ(term.Cursor().row, 3);
+  EXPECT_EQ(term.Cursor().col, 7);
+
+  // The region shrinks (the stream's second line goes): the rows it leaves
+  // are cleared and the rows above it are not rewritten.
+  before = r.stats().rows_written;
+  r.SetLive({Text("a streaming answer"), Text("> draft"), Text("footer 2")},
+            Caret{.line = 1, .column = 7, .visible = true});
+  frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_EQ(frame.find("streaming"), std::string::npos);
+  EXPECT_EQ(r.stats().rows_written - before, 2u);
+  rows = term.ScreenRows();
+  EXPECT_EQ(rows[0], "history that is never rewritten");
+  EXPECT_EQ(rows[1], "a streaming answer");
+  EXPECT_EQ(rows[2], "> draft");
+  EXPECT_EQ(rows[3], "footer 2");
+  EXPECT_EQ(rows[4], "");
+  EXPECT_EQ(term.Cursor().row, 2);
+  r.SetLive(Live("", "", "footer 3"), Caret{.line = 0, .column = 2, .visible = true});
+  term.Feed(r.Frame());
+  rows = term.ScreenRows();
+  EXPECT_EQ(rows[1], ">");
+  EXPECT_EQ(rows[2], "footer 3");
+  EXPECT_EQ(rows[3], "");
+}
+
+TEST(TuiInlineRenderer, TheCaretFollowsWrappedEditorRows) {
+  VtermScreen term(10, 20);
+  InlineRenderer r(20, 10);
+  // 30 letters wrap at 20 columns; the caret at column 25 is on the second
+  // row, column 5.
+  std::string word(30, 'x');
+  r.SetLive({Text(word), Text("footer")}, Caret{.line = 0, .column = 25, .visible = true});
+  term.Feed(r.Frame());
+  EXPECT_EQ(term.Row(0), std::string(20, 'x'));
+  EXPECT_EQ(term.Row(1), std::string(10, 'x'));
+  EXPECT_EQ(term.Row(2), "footer");
+  EXPECT_EQ(term.Cursor().row, 1);
+  EXPECT_EQ(term.Cursor().col, 5);
+  // "> " + the word breaks at the space, which is dropped: rows start at
+  // columns 0, 2 and 22, so column 25 is row 2, column 3.
+  r.SetLive({Text("> " + word), Text("footer")}, Caret{.line = 0, .column = 25, .visible = true});
+  term.Feed(r.Frame());
+  EXPECT_EQ(term.Row(0), ">");
+  EXPECT_EQ(term.Row(1), std::string(20, 'x'));
+  EXPECT_EQ(term.Row(2), std::string(10, 'x'));
+  EXPECT_EQ(term.Row(3), "footer");
+  EXPECT_EQ(term.Cursor().row, 2);
+  EXPECT_EQ(term.Cursor().col, 3);
+}
+
+TEST(TuiInlineRenderer, HostileTextIsShownNotObeyed) {
+  VtermScreen term(10, 40);
+  InlineRenderer r(40, 10);
+  r.Commit(LinesFromText("keep me"));
+  r.Commit(LinesFromText("evil\x1b[2J\x1b[3J\x1b[1;1Hgone\x1b]52;c;aGk=\x07"));
+  r.SetLive(LinesFromText("live \x1b[H\x1b[2Kx\x9b" "2J"), Caret{});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_FALSE(ClearsScreenOrScrollback(frame));
+  EXPECT_EQ(frame.find("\x1b]"), std::string::npos);
+  EXPECT_EQ(term.Row(0), "keep me");
+  EXPECT_EQ(term.Row(1), "evil\u241b[2J\u241b[3J\u241b[1;1Hgone\u241b]52;c;aGk=\u2407");
+  EXPECT_EQ(term.Row(2), "live \u241b[H\u241b[2Kx\ufffd2J");
+}
+
+TEST(TuiInlineRenderer, ALongCommittedLineIsWrappedByTheTerminalNotPadded) {
+  VtermScreen term(10, 30);
+  InlineRenderer r(30, 10);
+  std::string longline;
+  for (int i = 0; i < 12; ++i) longline += "word" + std::to_string(i) + " ";
+  longline.pop_back();
+  r.Commit({Text(longline), Text("after")});
+  r.SetLive({Text("footer")}, Caret{});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  // Written once, as one logical line: no row breaks or spaces inserted.
+  EXPECT_NE(frame.find(longline + "\r\n"), std::string::npos);
+  auto trimmed = [](std::string s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+  };
+  EXPECT_EQ(term.Row(0), trimmed(longline.substr(0, 30)));
+  EXPECT_EQ(term.Row(1), trimmed(longline.substr(30, 30)));
+  EXPECT_EQ(term.Row(2), longline.substr(60));
+  EXPECT_EQ(term.Row(3), "after");
+  EXPECT_EQ(term.Row(4), "footer");
+}
+
+TEST(TuiInlineRenderer, AStreamTallerThanTheScreenKeepsTheFooterAndCommitsWhole) {
+  VtermScreen term(12, 40);
+  InlineRenderer r(40, 12);
+  std::string block;
+  for (int i = 0; i < 50; ++i) {
+    block += "line " + std::to_string(i) + "\n";
+    r.SetLive(Live(block, "", "footer"), Caret{.line = static_cast<size_t>(i + 2), .column = 2, .visible = true});
+    term.Feed(r.Frame());
+    // The footer is the region's last row; once the region fills the
+    // screen, the screen's last row.
+    auto rows = term.ScreenRows();
+    size_t footer = std::min<size_t>(static_cast<size_t>(i) + 3, 11);
+    ASSERT_EQ(rows[footer], "footer") << i;
+    ASSERT_EQ(rows[footer - 1], ">") << i;
+  }
+  block.pop_back();
+  r.Commit(LinesFromText(block));
+  r.SetLive(Live("", "", "footer"), Caret{.line = 0, .column = 2, .visible = true});
+  term.Feed(r.Frame());
+  auto counts = CountLines(term.Transcript(), "line ");
+  // The lines that were on screen while streaming were pushed to the
+  // scrollback by its growth (as in any terminal); the committed block then
+  // holds every line once more, in order, directly above the live region.
+  auto transcript = term.Transcript();
+  ASSERT_GE(transcript.size(), 52u);
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(transcript[transcript.size() - 52 + static_cast<size_t>(i)], "line " + std::to_string(i));
+  }
+  EXPECT_EQ(counts.size(), 50u);
+  EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
+}
+
+TEST(TuiInlineRenderer, ResizesNeitherEraseNorDuplicateHistory) {
+  VtermScreen term(30, 100);
+  InlineRenderer r(100, 30);
+  int committed = 0;
+  for (int round = 0; round < 50; ++round) {
+    int cols = 40 + (round * 37) % 61;  // 40..100
+    int rows = 12 + (round * 7) % 19;   // 12..30
+    term.Resize(rows, cols);
+    r.Resize(cols, rows);
+    for (int k = 0; k < 5; ++k) {
+      r.SetLive(Live("partial " + std::to_string(k), "typing", "footer " + std::to_string(round)),
+                Caret{.line = 1, .column = 8, .visible = true});
+      term.Feed(r.Frame());
+    }
+    r.Commit({Text("msg " + std::to_string(committed++))});
+    r.SetLive(Live("", "typing", "footer " + std::to_string(round)), Caret{.line = 0, .column = 8, .visible = true});
+    term.Feed(r.Frame());
+    auto screen = term.ScreenRows();
+    auto last = std::find(screen.begin(), screen.end(), "msg " + std::to_string(committed - 1));
+    ASSERT_NE(last, screen.end()) << "round " << round;
+    ASSERT_EQ(*(last + 1), "> typing") << "round " << round;
+    ASSERT_EQ(*(last + 2), "footer " + std::to_string(round)) << "round " << round;
+  }
+  auto counts = CountLines(term.Transcript(), "msg ");
+  ASSERT_EQ(counts.size(), 50u);
+  for (const auto& [line, n] : counts) EXPECT_EQ(n, 1) << line;
+  EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
+}
+
+TEST(TuiInlineRenderer, FinishLeavesTheCursorBelowTheLiveRegion) {
+  VtermScreen term(10, 40);
+  InlineRenderer r(40, 10);
+  r.SetLive({Text("a"), Text("> edit"), Text("footer")}, Caret{.line = 1, .column = 3, .visible = true});
+  term.Feed(r.Frame());
+  std::string bye = r.Finish();
+  term.Feed(bye);
+  EXPECT_EQ(term.Cursor().row, 3);
+  EXPECT_EQ(term.Cursor().col, 0);
+  EXPECT_NE(bye.find("\x1b[?25h"), std::string::npos);
+  EXPECT_EQ(term.Row(2), "footer");
+}
+
+}  // namespace
+}  // namespace sepp::front::tui

@@ -1,0 +1,263 @@
+// sepp with no arguments on a pseudo-terminal, against the scripted fake
+// provider: the TUI opens, a prompt streams, a tool call renders, and every
+// way out (Ctrl+D, Ctrl+C twice, SIGTERM, SIGHUP) restores the terminal and
+// exits. The pty's output goes through libvterm; waits poll the pty with a
+// deadline, never a fixed sleep.
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+
+#include "base/json.h"
+
+#include "front/tui/terminal.h"
+#include "support/fake_provider.h"
+#include "tui/vterm_screen.h"
+
+namespace sepp::front::tui {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TuiPty : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("sepp-tui-" + std::to_string(std::random_device{}()));
+    fs::create_directories(root_ / "ws");
+    fs::create_directories(root_ / "home");
+    ASSERT_TRUE(fp_.Start().ok());
+  }
+  void TearDown() override {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (master_ >= 0) close(master_);
+    fp_.Stop();
+    fs::remove_all(root_);
+  }
+
+  void Start(const Json& responses, std::vector<std::string> args = {}) {
+    fp_.SetScript({{"responses", responses}});
+    struct winsize ws {};
+    ws.ws_col = 100;
+    ws.ws_row = 30;
+    std::map<std::string, std::string> env = {
+        {"PATH", "/usr/local/bin:/usr/bin:/bin"},
+        {"HOME", (root_ / "home").string()},
+        {"SEPP_HOME", (root_ / "home" / ".sepp").string()},
+        {"SEPP_PROVIDER", "anthropic"},
+        {"ANTHROPIC_BASE_URL", fp_.base_url()},
+        {"ANTHROPIC_API_KEY", "sk-test-tui"},
+        {"TERM", "xterm-256color"},
+        {"LANG", "C.UTF-8"},
+    };
+    std::vector<std::string> env_strings;
+    for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    std::string sepp = std::string(SEPP_BINARY_DIR) + "/sepp";
+    std::string cwd = (root_ / "ws").string();
+    pid_ = forkpty(&master_, nullptr, nullptr, &ws);
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      if (chdir(cwd.c_str()) != 0) _exit(126);
+      std::vector<char*> argv = {sepp.data()};
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execve(sepp.c_str(), argv.data(), envp.data());
+      _exit(127);
+    }
+    fcntl(master_, F_SETFL, O_NONBLOCK);
+  }
+
+  // Feeds the pty's output to the screen until done() or the deadline.
+  bool WaitFor(const std::function<bool()>& done, double seconds = 30) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!done()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      struct pollfd p = {master_, POLLIN, 0};
+      if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char buf[65536];
+      ssize_t n = read(master_, buf, sizeof buf);
+      if (n <= 0) {  // the child closed the pty
+        pty_closed_ = true;
+        return done();
+      }
+      term_->Feed(std::string_view(buf, static_cast<size_t>(n)));
+    }
+    return true;
+  }
+  bool ScreenHas(const std::string& text) {
+    for (const auto& row : term_->Transcript()) {
+      if (row.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+  void Type(std::string_view bytes) { ASSERT_EQ(write(master_, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size())); }
+  // Waits for the child to exit (reading the pty meanwhile); its status.
+  int WaitExit() {
+    int status = -1;
+    bool exited = WaitFor([&] { return waitpid(pid_, &status, WNOHANG) == pid_; });
+    // The pty closed: the child is on its way out; wait for it.
+    if (!exited && pty_closed_) exited = waitpid(pid_, &status, 0) == pid_;
+    EXPECT_TRUE(exited) << "sepp did not exit";
+    if (exited) pid_ = -1;
+    // Whatever it wrote last.
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(master_, buf, sizeof buf)) > 0) term_->Feed(std::string_view(buf, static_cast<size_t>(n)));
+    return status;
+  }
+  bool Restored() const { return term_->written().find(TerminalSession::kLeaveModes) != std::string::npos; }
+
+  fs::path root_;
+  fake::FakeProvider fp_;
+  pid_t pid_ = -1;
+  int master_ = -1;
+  bool pty_closed_ = false;
+  std::unique_ptr<testing::VtermScreen> term_ = std::make_unique<testing::VtermScreen>(30, 100);
+};
+
+TEST_F(TuiPty, APromptStreamsAndAToolCallRenders) {
+  Start(Json::parse(R"([
+    {"text": "Let me run it.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo tool-says-hi"}}]},
+    {"text": "All done: the streamed answer."}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); })) << "the TUI did not open";
+  EXPECT_NE(term_->written().find(TerminalSession::kEnterModes), std::string::npos);
+  Type("hello\x1b[13;2uthere\r");  // kitty Shift+Enter: a newline in the prompt
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("All done: the streamed answer."); }))
+      << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("working"); }));
+  auto t = term_->Transcript();
+  auto user = std::find(t.begin(), t.end(), "\u203a hello");
+  ASSERT_NE(user, t.end()) << ::testing::PrintToString(t);
+  EXPECT_EQ(*(user + 1), "  there");
+  EXPECT_TRUE(ScreenHas("Let me run it."));
+  EXPECT_TRUE(ScreenHas("\u2713 ")) << ::testing::PrintToString(t);
+  EXPECT_TRUE(ScreenHas("  tool-says-hi")) << ::testing::PrintToString(t);
+  // The prompt with its newline reached the model.
+  auto requests = fp_.requests();
+  ASSERT_GE(requests.size(), 1u);
+  EXPECT_NE(DumpJson(requests[0].body).find("hello\\nthere"), std::string::npos);
+  EXPECT_EQ(term_->written().find("\x1b[2J"), std::string::npos);
+  EXPECT_EQ(term_->written().find("\x1b[3J"), std::string::npos);
+  Type("\x04");  // Ctrl+D quits
+  int status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(Restored());
+
+  // sepp -c opens the same session with its history on screen, and the next
+  // prompt goes on from it.
+  close(master_);
+  master_ = -1;
+  pty_closed_ = false;
+  term_ = std::make_unique<testing::VtermScreen>(30, 100);
+  Start(Json::parse(R"([{"text": "Second answer."}])"), {"-c"});
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  EXPECT_TRUE(ScreenHas("\u203a hello")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("All done: the streamed answer."));
+  Type("again\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Second answer."); }));
+  requests = fp_.requests();
+  EXPECT_NE(DumpJson(requests.back().body).find("All done: the streamed answer."), std::string::npos)
+      << "the resumed context went to the model";
+  Type("\x04");
+  status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST_F(TuiPty, ALoneEscAbortsTheRunningTurn) {
+  Start(Json::parse(R"([
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]},
+    {"text": "never reached"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("wait for it\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("\u25cf ") && ScreenHas("sleep 30"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(ScreenHas("working"));
+  Type("\x1b");  // a lone Esc: decoded after the short wait, not held
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("aborted") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_EQ(fp_.requests().size(), 1u) << "the turn ended: no further model call";
+  Type("\x04");
+  int status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_TRUE(Restored());
+}
+
+TEST_F(TuiPty, EnterWhileWorkingSteersAndAltEnterFollowsUp) {
+  // The tool call runs long enough to type during it; the test waits on the
+  // screen and the request log, never on the clock.
+  Start(Json::parse(R"([
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 3"}}]},
+    {"text": "after the steer"},
+    {"text": "after the follow-up"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("start\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("\u25cf ") && ScreenHas("sleep 3"); }));
+  Type("steer now\r");
+  Type("then this\x1b[13;3u");  // kitty Alt+Enter: a follow-up
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("queued 2"); })) << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("after the follow-up") && !ScreenHas("working"); }, 60))
+      << ::testing::PrintToString(term_->Transcript());
+  auto requests = fp_.requests();
+  ASSERT_EQ(requests.size(), 3u);
+  std::string second = DumpJson(requests[1].body);
+  std::string third = DumpJson(requests[2].body);
+  // The steer went in at the tool boundary, with the tool's result; the
+  // follow-up only after the turn settled.
+  EXPECT_NE(second.find("steer now"), std::string::npos);
+  EXPECT_EQ(second.find("then this"), std::string::npos);
+  EXPECT_NE(third.find("then this"), std::string::npos);
+  EXPECT_NE(third.find("after the steer"), std::string::npos);
+  Type("\x04");
+  int status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST_F(TuiPty, EveryWayOutRestoresTheTerminal) {
+  // Ctrl+C twice, SIGTERM, SIGHUP, and a crash (SIGSEGV: the handler
+  // restores, then the signal kills the process as it would have).
+  for (int way = 0; way < 4; ++way) {
+    Start(Json::array());
+    ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); })) << way;
+    if (way == 0) {
+      Type("\x03");
+      ASSERT_TRUE(WaitFor([&] { return ScreenHas("Ctrl+C again to quit"); }));
+      Type("\x03");
+    } else {
+      kill(pid_, way == 1 ? SIGTERM : way == 2 ? SIGHUP : SIGSEGV);
+    }
+    int status = WaitExit();
+    if (way == 3) {
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << status;
+    } else {
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << way << " " << status;
+    }
+    EXPECT_TRUE(Restored()) << way;
+    close(master_);
+    master_ = -1;
+    pty_closed_ = false;
+    term_ = std::make_unique<testing::VtermScreen>(30, 100);
+  }
+}
+
+}  // namespace
+}  // namespace sepp::front::tui

@@ -1,0 +1,114 @@
+// A terminal in process for the TUI's screen tests: libvterm fed with the
+// renderer's bytes; rows of the screen and the lines it pushed into its
+// scrollback read back as text.
+#pragma once
+#include <vterm.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sepp::front::tui::testing {
+
+class VtermScreen {
+ public:
+  VtermScreen(int rows, int cols) : rows_(rows), cols_(cols) {
+    vt_ = vterm_new(rows, cols);
+    vterm_set_utf8(vt_, 1);
+    screen_ = vterm_obtain_screen(vt_);
+    callbacks_.sb_pushline = &VtermScreen::PushLine;
+    callbacks_.sb_popline = nullptr;  // growing never pulls history back
+    vterm_screen_set_callbacks(screen_, &callbacks_, this);
+    vterm_screen_reset(screen_, 1);
+  }
+  ~VtermScreen() { vterm_free(vt_); }
+  VtermScreen(const VtermScreen&) = delete;
+  VtermScreen& operator=(const VtermScreen&) = delete;
+
+  void Feed(std::string_view bytes) {
+    written_ += bytes;
+    vterm_input_write(vt_, bytes.data(), bytes.size());
+  }
+  void Resize(int rows, int cols) {
+    rows_ = rows;
+    cols_ = cols;
+    vterm_set_size(vt_, rows, cols);
+  }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+
+  std::string Row(int row) const {
+    std::vector<VTermScreenCell> cells(static_cast<size_t>(cols_));
+    for (int col = 0; col < cols_; ++col) {
+      vterm_screen_get_cell(screen_, VTermPos{row, col}, &cells[static_cast<size_t>(col)]);
+    }
+    return CellsText(cells.data(), cols_);
+  }
+  std::vector<std::string> ScreenRows() const {
+    std::vector<std::string> out;
+    for (int r = 0; r < rows_; ++r) out.push_back(Row(r));
+    return out;
+  }
+  // Scrollback (oldest first) then the screen, trailing empty rows dropped.
+  std::vector<std::string> Transcript() const {
+    std::vector<std::string> out = scrollback_;
+    for (auto& row : ScreenRows()) out.push_back(row);
+    while (!out.empty() && out.back().empty()) out.pop_back();
+    return out;
+  }
+  const std::vector<std::string>& scrollback() const { return scrollback_; }
+  const std::string& written() const { return written_; }
+  VTermPos Cursor() const {
+    VTermPos pos;
+    vterm_state_get_cursorpos(vterm_obtain_state(vt_), &pos);
+    return pos;
+  }
+
+ private:
+  static void AppendUtf8(uint32_t cp, std::string* out) {
+    if (cp < 0x80) {
+      out->push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+  }
+  static std::string CellsText(const VTermScreenCell* cells, int cols) {
+    std::string text;
+    for (int col = 0; col < cols;) {
+      const VTermScreenCell& cell = cells[col];
+      if (cell.chars[0] == 0) {
+        text += ' ';
+      } else {
+        for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i]; ++i) AppendUtf8(cell.chars[i], &text);
+      }
+      col += cell.width > 0 ? cell.width : 1;
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text;
+  }
+  static int PushLine(int cols, const VTermScreenCell* cells, void* user) {
+    auto* self = static_cast<VtermScreen*>(user);
+    self->scrollback_.push_back(CellsText(cells, cols));
+    return 1;
+  }
+
+  int rows_;
+  int cols_;
+  VTerm* vt_ = nullptr;
+  VTermScreen* screen_ = nullptr;
+  VTermScreenCallbacks callbacks_{};
+  std::vector<std::string> scrollback_;
+  std::string written_;
+};
+
+}  // namespace sepp::front::tui::testing
