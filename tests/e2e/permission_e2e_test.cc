@@ -18,7 +18,9 @@ namespace fs = std::filesystem;
 class PermissionE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("sepp-perm-e2e-" + NewId().substr(0, 12));
+    // Not under /tmp: inside the session sandbox /tmp is the sandbox's own,
+    // so a write to a host /tmp path would land there, not be refused.
+    root_ = fs::path(SEPP_BINARY_DIR) / "test-tmp" / ("perm-e2e-" + NewId().substr(0, 12));
     fs::create_directories(root_ / "ws");
     fs::create_directories(root_ / "home");
     fs::create_directories(root_ / "outside");
