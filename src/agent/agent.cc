@@ -291,19 +291,8 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   }
   sandbox::Policy base = config_.policy ? *config_.policy : sandbox::DefaultToolPolicy(config_.cwd);
   sandbox::Policy wider = Widen(base, req->widenings);
-  tools::ToolContext ctx;
-  ctx.cwd = config_.cwd;
-  ctx.cancel = &cancel;
-  ctx.policy = &wider;
-  ctx.call_id = call.id;
-  ctx.on_output = [&](std::string_view chunk) {
-    Event e(EventType::kToolOutput);
-    e.turn = turn;
-    e.call_id = call.id;
-    e.tool = call.name;
-    e.text = Redact(chunk);
-    Emit(e);
-  };
+  // A wider policy than the session's: runs in a one-off sandbox, not the worker.
+  tools::ToolContext ctx = ToolContextFor(call, turn, cancel, &wider, nullptr);
   tools::ToolResult r = tools::RunTool(*tool, earlier.args, ctx);
   r.text = "[ran " + earlier.tool + " again with " + what + " (" + ToString(answer.choice) +
            ")]\n" + r.text;
@@ -312,6 +301,26 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   details["retried_call_id"] = req->call_id;
   r.details = details;
   return r;
+}
+
+tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn,
+                                         CancelToken& cancel, const sandbox::Policy* policy,
+                                         tools::ToolWorker* worker) {
+  tools::ToolContext ctx;
+  ctx.cwd = config_.cwd;
+  ctx.cancel = &cancel;
+  ctx.policy = policy;
+  ctx.worker = worker;
+  ctx.call_id = call.id;
+  ctx.on_output = [this, turn, id = call.id, name = call.name](std::string_view chunk) {
+    Event e(EventType::kToolOutput);
+    e.turn = turn;
+    e.call_id = id;
+    e.tool = name;
+    e.text = std::string(chunk);  // redacted across chunks by the EventRedactor
+    Emit(e);
+  };
+  return ctx;
 }
 
 llm::Request Agent::BuildRequest() const {
@@ -384,20 +393,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   } else if (!call.arguments.is_object()) {
     result = {"the arguments must be a JSON object", true};
   } else {
-    tools::ToolContext ctx;
-    ctx.cwd = config_.cwd;
-    ctx.cancel = &cancel;
-    ctx.policy = config_.policy;
-    ctx.worker = worker_.get();
-    ctx.call_id = call.id;
-    ctx.on_output = [&](std::string_view chunk) {
-      Event e(EventType::kToolOutput);
-      e.turn = turn;
-      e.call_id = call.id;
-      e.tool = call.name;
-      e.text = std::string(chunk);  // redacted across chunks by the EventRedactor
-      Emit(e);
-    };
+    tools::ToolContext ctx = ToolContextFor(call, turn, cancel, config_.policy, worker_.get());
     result = tools::RunTool(*tool, call.arguments, ctx);
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
     if (config_.permission_gate) {

@@ -115,6 +115,10 @@ class Agent {
   void AppendUser(const std::string& text);  // a user message, with its event
   // The retry_with_access tool (access_retry.h).
   tools::ToolResult RetryWithAccess(const llm::ContentBlock& call, int turn, CancelToken& cancel);
+  // The context one call runs in: its output streams as tool.output events.
+  // worker: the session sandbox's (null: a one-off sandbox, or unconfined).
+  tools::ToolContext ToolContextFor(const llm::ContentBlock& call, int turn, CancelToken& cancel,
+                                    const sandbox::Policy* policy, tools::ToolWorker* worker);
 
   AgentConfig config_;
   llm::Provider& provider_;

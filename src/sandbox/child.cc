@@ -127,4 +127,18 @@ void RunConfinedChild(const ChildPlan& plan) {
   }
 }
 
+bool ReadChildFailure(int fd, ChildFailure* out) {
+  ssize_t got = 0;
+  for (;;) {
+    ssize_t r = read(fd, reinterpret_cast<char*>(out) + got, sizeof *out - static_cast<size_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += r;
+    if (got == static_cast<ssize_t>(sizeof *out)) break;
+  }
+  if (got != static_cast<ssize_t>(sizeof *out)) return false;
+  out->step[sizeof out->step - 1] = '\0';
+  return true;
+}
+
 }  // namespace sepp::sandbox

@@ -42,6 +42,11 @@ struct ChildFailure {
   char step[120] = {};
 };
 
+// The parent's side: waits on the read end of report_fd until the child
+// exec'd (EOF: false) or reported a set-up failure (true, *out filled, its
+// step NUL-terminated).
+bool ReadChildFailure(int fd, ChildFailure* out);
+
 // The child is pid 1 of the sandbox's pid namespace. After confining itself
 // it execs the command, which is then pid 1 (the kernel kills whatever is
 // left when it exits); or, with use_init, it vfork()s the command (pid 2)

@@ -477,17 +477,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
 
   // Wait for exec (EOF) or a set-up failure.
   ChildFailure failure;
-  ssize_t got = 0;
-  for (;;) {
-    ssize_t r = read(report->first.get(), reinterpret_cast<char*>(&failure) + got,
-                     sizeof failure - static_cast<size_t>(got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += r;
-    if (got == static_cast<ssize_t>(sizeof failure)) break;
-  }
-  if (got == static_cast<ssize_t>(sizeof failure)) {
-    failure.step[sizeof failure.step - 1] = '\0';
+  if (ReadChildFailure(report->first.get(), &failure)) {
     if (std::string_view(failure.step) == "running the command") {
       // The sandbox is fine; the command is not there (or not executable).
       std::string msg = "sepp: cannot run " + spec.argv[0] + ": " + ErrnoText(failure.err) + "\n";

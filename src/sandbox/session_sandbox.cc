@@ -122,17 +122,7 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   sandbox->git_absent_ = mounts->git_absent;
 
   ChildFailure failure;
-  ssize_t got = 0;
-  for (;;) {
-    ssize_t r = read(report->first.get(), reinterpret_cast<char*>(&failure) + got,
-                     sizeof failure - static_cast<size_t>(got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += r;
-    if (got == static_cast<ssize_t>(sizeof failure)) break;
-  }
-  if (got == static_cast<ssize_t>(sizeof failure)) {
-    failure.step[sizeof failure.step - 1] = '\0';
+  if (ReadChildFailure(report->first.get(), &failure)) {
     return Error::Make("sepp refuses to run the tools: setting up the session sandbox failed "
                        "while " + std::string(failure.step) + ": " + ErrnoText(failure.err),
                        "sandbox_unavailable");  // ~SessionSandbox reaps the child
