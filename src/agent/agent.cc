@@ -295,6 +295,7 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   ctx.cwd = config_.cwd;
   ctx.cancel = &cancel;
   ctx.policy = &wider;
+  ctx.file_access = config_.file_access;
   ctx.call_id = call.id;
   ctx.on_output = [&](std::string_view chunk) {
     Event e(EventType::kToolOutput);
@@ -389,6 +390,7 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     ctx.cancel = &cancel;
     ctx.policy = config_.policy;
     ctx.worker = worker_.get();
+    ctx.file_access = config_.file_access;
     ctx.call_id = call.id;
     ctx.on_output = [&](std::string_view chunk) {
       Event e(EventType::kToolOutput);
