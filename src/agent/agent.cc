@@ -311,6 +311,7 @@ tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn
   ctx.cancel = &cancel;
   ctx.policy = policy;
   ctx.worker = worker;
+  ctx.file_access = config_.file_access;  // the editor's buffers (ACP), when offered
   ctx.call_id = call.id;
   ctx.on_output = [this, turn, id = call.id, name = call.name](std::string_view chunk) {
     Event e(EventType::kToolOutput);

@@ -29,6 +29,7 @@
 #include "llm/message.h"
 #include "llm/provider.h"
 #include "sandbox/policy.h"
+#include "tools/file_access.h"
 #include "tools/tool.h"
 #include "tools/tool_worker.h"
 
@@ -50,6 +51,9 @@ struct AgentConfig {
   // Asked when the model retries a refused call with a wider sandbox
   // (permission_gate.h). Null: such retries are denied, saying so.
   PermissionGate* permission_gate = nullptr;
+  // The front end's file access for read/write/edit (tools/file_access.h);
+  // null: the disk.
+  tools::FileAccess* file_access = nullptr;
 };
 
 // Persists a completed message (user, assistant or tool result). Must not

@@ -24,6 +24,7 @@ int RunAcpCommand(int argc, char** argv) {
   bool acp = false;
   std::string provider, model, sandbox = "on";
   int max_turns = 100, thinking = 0;
+  double fs_timeout = 30;
   bool no_stream = false;
   CLI::App cli{"sepp --acp: an Agent Client Protocol agent on stdin/stdout (docs/acp.md)", "sepp"};
   cli.add_flag("--acp", acp, "speak ACP (JSON-RPC 2.0, one message per line) on stdin/stdout");
@@ -36,6 +37,9 @@ int RunAcpCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   cli.add_option("--thinking", thinking, "extended-thinking token budget (0: off)");
   cli.add_flag("--no-stream", no_stream, "ask the provider for whole answers");
+  cli.add_option("--fs-timeout", fs_timeout,
+                 "seconds a file tool waits for the editor's fs/* answer (default 30)")
+      ->check(CLI::Range(0.05, 3600.0));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -57,6 +61,7 @@ int RunAcpCommand(int argc, char** argv) {
   o.base.max_turns = max_turns;
   o.base.thinking_budget = thinking;
   o.base.stream = !no_stream;
+  o.fs_timeout = std::chrono::milliseconds(static_cast<int64_t>(fs_timeout * 1000));
   o.base.on_warning = [](const std::string& w) {  // quotes project files: never obeyed
     std::fprintf(stderr, "sepp: %s\n", VisibleControls(w).c_str());
   };

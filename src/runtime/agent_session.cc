@@ -387,6 +387,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   ac.model = model;
   ac.cwd = o.cwd;
   ac.policy = &s.opts.policy;
+  ac.file_access = s.opts.file_access.get();
   ac.max_turns = o.max_turns;
   ac.thinking_budget = o.thinking_budget;
   ac.stream = o.stream;

@@ -39,6 +39,7 @@
 #include "llm/provider.h"
 #include "runtime/event_bus.h"
 #include "sandbox/policy.h"
+#include "tools/file_access.h"
 
 namespace sepp::runtime {
 
@@ -71,6 +72,9 @@ struct SessionOptions {
   std::string model;  // "" : SEPP_MODEL, else the provider's default
   std::filesystem::path cwd;
   sandbox::Policy policy;  // the tools' sandbox (DefaultToolPolicy(cwd) typically)
+  // Where read/write/edit go instead of the disk (an editor's buffers over
+  // ACP); null: the disk. Kept alive by the session.
+  std::shared_ptr<tools::FileAccess> file_access;
 
   // Which session: new (default), the latest of cwd, one by id / prefix, or
   // by file path; then optionally go on from an entry as a branch or a fork.

@@ -6,6 +6,9 @@
 // file (and whether only whitespace differs); for several, their count and
 // line numbers. A file with CRLF line ends accepts old_string written with
 // '\n'. The result carries a unified diff (text and details.diff).
+// With a front end's file access that reads and writes (an editor's
+// buffers), the text is read from there and written back there, so unsaved
+// changes in the editor are the ones edited.
 #include <algorithm>
 #include <cstdio>
 #include <sys/stat.h>
@@ -18,6 +21,7 @@
 #include "tools/access.h"
 #include "tools/args.h"
 #include "tools/diff.h"
+#include "tools/file_access.h"
 #include "tools/files.h"
 #include "tools/safe_open.h"
 #include "tools/truncate.h"
@@ -179,6 +183,8 @@ class EditTool : public Tool {
     })");
   }
 
+  bool uses(const FileAccess& access) const override { return access.reads() && access.writes(); }
+
   std::string Summary(const Json& args) const override {
     return SummaryLine("edit", StringOr(args, "path"));
   }
@@ -232,13 +238,21 @@ class EditTool : public Tool {
     // From reading the file to replacing it: another write or edit of it in
     // the same batch waits, so neither change is lost.
     auto update_lock = LockFileForUpdate(path);
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR)
-        return ErrorResult(NotFoundMessage(ctx, path) + " To create a file use write.");
-      return ErrorResult("Cannot edit " + shown + ": " + ErrnoText(errno) + ".");
+    FileAccess* access = ctx.file_access && uses(*ctx.file_access) ? ctx.file_access : nullptr;
+    struct stat st {};
+    Result<std::string> original = std::string();
+    if (access) {
+      original = access->ReadText(path, ctx.cancel);
+      if (!original)
+        return ErrorResult("Cannot read " + shown + ": " + original.error().message + ".");
+    } else {
+      if (::stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+          return ErrorResult(NotFoundMessage(ctx, path) + " To create a file use write.");
+        return ErrorResult("Cannot edit " + shown + ": " + ErrnoText(errno) + ".");
+      }
+      original = ReadRegularFile(path, kMaxEditBytes);
     }
-    auto original = ReadRegularFile(path, kMaxEditBytes);
     if (!original) {
       if (original.error().kind == "not_regular")
         return ErrorResult(shown + " " + original.error().message + ".");
@@ -294,10 +308,17 @@ class EditTool : public Tool {
       text.replace(hits[0], e.old_string.size(), e.new_string);
     }
 
-    int mode = static_cast<int>(st.st_mode & 07777);
-    if (auto w = WriteFileAtomic(path, text, mode); !w)
-      return ErrorResult("Cannot write " + shown + ": " + w.error().message + ". No changes were made.");
-    ::chmod(path.c_str(), static_cast<mode_t>(mode));
+    if (access) {
+      if (auto w = access->WriteText(path, text, ctx.cancel); !w)
+        return ErrorResult("Cannot write " + shown + ": " + w.error().message +
+                           ". No changes were made.");
+    } else {
+      int mode = static_cast<int>(st.st_mode & 07777);
+      if (auto w = WriteFileAtomic(path, text, mode); !w)
+        return ErrorResult("Cannot write " + shown + ": " + w.error().message +
+                           ". No changes were made.");
+      ::chmod(path.c_str(), static_cast<mode_t>(mode));
+    }
 
     DiffStats stats;
     std::string diff = Redact(SanitizeUtf8(UnifiedDiff(*original, text, shown, shown, 3, &stats)));

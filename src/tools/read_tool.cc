@@ -7,6 +7,7 @@
 // files and images are described, never dumped.
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <sys/stat.h>
 
 #include "base/fd.h"
@@ -14,6 +15,7 @@
 #include "base/strings.h"
 #include "tools/access.h"
 #include "tools/args.h"
+#include "tools/file_access.h"
 #include "tools/files.h"
 #include "tools/safe_open.h"
 #include "tools/truncate.h"
@@ -27,6 +29,7 @@ class ReadTool : public Tool {
  public:
   std::string name() const override { return "read"; }
   bool runs_in_worker() const override { return true; }
+  bool uses(const FileAccess& access) const override { return access.reads(); }
 
   std::string description() const override {
     return "Read a text file. Output has line numbers (cat -n style: number, tab, text). "
@@ -69,6 +72,9 @@ class ReadTool : public Tool {
     PathGuard guard(ctx);
     if (auto why = guard.CheckRead(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
+    if (ctx.file_access && ctx.file_access->reads())
+      return ReadThrough(*ctx.file_access, path, shown, ctx, offset->value_or(1),
+                         limit->value_or(kDefaultLimit));
     auto fd = OpenRegularFile(path);
     if (!fd.ok()) {
       if (fd.error().kind == "not_found") return ErrorResult(NotFoundMessage(ctx, path));
@@ -87,8 +93,46 @@ class ReadTool : public Tool {
     std::FILE* f = ::fdopen(fd->get(), "rb");
     if (!f) return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
     fd->release();  // f owns it now
-    if (std::string image = ImageType(sample); !image.empty()) {
+    if (auto described = NotText(sample, shown, size)) {
       std::fclose(f);
+      return *described;
+    }
+    ToolResult r = ReadLines(f, shown, offset->value_or(1), limit->value_or(kDefaultLimit));
+    std::fclose(f);
+    return r;
+  }
+
+  // The whole text from the front end (an editor's buffer), shown the same
+  // way as a file: the window is cut here, so the line count stays exact.
+  static ToolResult ReadThrough(FileAccess& access, const std::filesystem::path& path,
+                                const std::string& shown, ToolContext& ctx, int64_t first,
+                                int64_t max_lines) {
+    // The path the guard resolved (symlinks followed), so the other side
+    // opens exactly what was allowed.
+    std::error_code ec;
+    std::filesystem::path real = std::filesystem::weakly_canonical(path, ec);
+    auto text = access.ReadText(ec ? path : real, ctx.cancel);
+    if (!text) return ErrorResult("Cannot read " + shown + ": " + text.error().message + ".");
+    if (text->empty()) {
+      ToolResult r;
+      r.text = shown + " is empty.";
+      r.details = {{"path", shown}, {"total_lines", 0}};
+      return r;
+    }
+    if (auto described = NotText(std::string_view(*text).substr(0, kSniffBytes), shown,
+                                 text->size()))
+      return *described;
+    std::FILE* f = ::fmemopen(text->data(), text->size(), "rb");
+    if (!f) return ErrorResult("Cannot read " + shown + ": " + ErrnoText(errno) + ".");
+    ToolResult r = ReadLines(f, shown, first, max_lines);
+    std::fclose(f);
+    return r;
+  }
+
+  // Images and binary files are described, never dumped.
+  static std::optional<ToolResult> NotText(std::string_view sample, const std::string& shown,
+                                           uint64_t size) {
+    if (std::string image = ImageType(sample); !image.empty()) {
       ToolResult r = ErrorResult(shown + " is a " + image + " image (" + HumanBytes(size) +
                                  "). Reading images is not supported; only text files can be "
                                  "read.");
@@ -96,16 +140,13 @@ class ReadTool : public Tool {
       return r;
     }
     if (LooksBinary(sample)) {
-      std::fclose(f);
       ToolResult r;
       r.text = shown + " is a binary file (" + HumanBytes(size) +
                "); its bytes are not shown. Use bash (e.g. `file`, `xxd | head`) to inspect it.";
       r.details = {{"path", shown}, {"binary", true}, {"bytes", size}};
       return r;
     }
-    ToolResult r = ReadLines(f, shown, offset->value_or(1), limit->value_or(kDefaultLimit));
-    std::fclose(f);
-    return r;
+    return std::nullopt;
   }
 
   static ToolResult ReadLines(std::FILE* f, const std::string& shown, int64_t first,

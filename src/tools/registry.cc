@@ -51,7 +51,8 @@ std::unique_ptr<ToolRegistry> MakeBuiltinTools() {
 
 ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx) {
   try {
-    if (ctx.worker && tool.runs_in_worker() && ctx.worker->Covers(tool.name(), ctx))
+    bool via_access = ctx.file_access && tool.uses(*ctx.file_access);
+    if (!via_access && ctx.worker && tool.runs_in_worker() && ctx.worker->Covers(tool.name(), ctx))
       return ctx.worker->Call(tool.name(), args, ctx);
     return tool.Run(args, ctx);
   } catch (const std::exception& e) {

@@ -15,6 +15,7 @@
 
 namespace sepp::tools {
 
+class FileAccess;
 class ToolWorker;
 
 struct ToolContext {
@@ -33,6 +34,10 @@ struct ToolContext {
   // The session sandbox's tool worker (tool_worker.h): when set, RunTool()
   // runs the built-in tools in it, so the kernel confines their work.
   ToolWorker* worker = nullptr;
+  // The front end's file access (file_access.h), e.g. an editor's buffers:
+  // when set, read, write and edit use it for the directions it offers, in
+  // this process (RunTool), after the same PathGuard checks.
+  FileAccess* file_access = nullptr;
 };
 
 struct ToolResult {
@@ -57,10 +62,14 @@ class Tool {
   // True for the built-in tools that touch the filesystem or run commands:
   // RunTool() sends them to the session's tool worker (ctx.worker).
   virtual bool runs_in_worker() const { return false; }
+  // True when this tool's files go through access (read, write, edit):
+  // RunTool() then runs it here instead of in the worker.
+  virtual bool uses(const FileAccess& access) const { (void)access; return false; }
 };
 
 // Runs tool, in the session's tool worker when ctx.worker is set and covers
-// the call (see ToolWorker::Covers), else in this process; an exception it
+// the call (see ToolWorker::Covers) and the tool does not use
+// ctx.file_access, else in this process; an exception it
 // throws becomes an error result ("read failed: ..."), so one faulty tool can
 // never take down the agent. Never throws.
 ToolResult RunTool(Tool& tool, const Json& args, ToolContext& ctx);

@@ -3,6 +3,8 @@
 // The write is atomic (a temporary file renamed over the target), parent
 // folders are created, and an existing file keeps its permission bits. A
 // symlink is written through (its target is replaced, the link stays).
+// With a front end's file access (file_access.h) the content goes there
+// instead (an editor's buffer), after the same checks.
 #include <sys/stat.h>
 
 #include "base/fd.h"
@@ -10,6 +12,7 @@
 #include "base/strings.h"
 #include "tools/access.h"
 #include "tools/args.h"
+#include "tools/file_access.h"
 #include "tools/files.h"
 #include "tools/safe_open.h"
 #include "tools/truncate.h"
@@ -21,6 +24,7 @@ class WriteTool : public Tool {
  public:
   std::string name() const override { return "write"; }
   bool runs_in_worker() const override { return true; }
+  bool uses(const FileAccess& access) const override { return access.writes(); }
 
   std::string description() const override {
     return "Write a file: creates it (and missing parent folders) or replaces its whole "
@@ -61,6 +65,13 @@ class WriteTool : public Tool {
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);
     auto update_lock = LockFileForUpdate(path);  // see edit: one change at a time per file
+    if (ctx.file_access && ctx.file_access->writes()) {
+      std::error_code ec;
+      bool on_disk = std::filesystem::exists(path, ec);  // "Created" as the disk sees it
+      if (auto w = ctx.file_access->WriteText(path, *content, ctx.cancel); !w)
+        return ErrorResult("Cannot write " + shown + ": " + w.error().message + ".");
+      return Written(shown, *content, on_disk);
+    }
     struct stat st;
     bool existed = ::stat(path.c_str(), &st) == 0;
     if (existed && S_ISDIR(st.st_mode))
@@ -73,12 +84,16 @@ class WriteTool : public Tool {
       return ErrorResult("Cannot write " + shown + ": " + FirstReason(w.error().message) + ".");
     if (existed) ::chmod(path.c_str(), static_cast<mode_t>(mode));  // the umask may have cut bits
 
-    size_t lines = CountLines(*content);
+    return Written(shown, *content, existed);
+  }
+
+  static ToolResult Written(const std::string& shown, const std::string& content, bool existed) {
+    size_t lines = CountLines(content);
     ToolResult r;
     r.text = std::string(existed ? "Wrote " : "Created ") + shown + ": " +
-             std::to_string(content->size()) + " bytes, " + std::to_string(lines) +
+             std::to_string(content.size()) + " bytes, " + std::to_string(lines) +
              (lines == 1 ? " line." : " lines.");
-    r.details = {{"path", shown}, {"bytes", content->size()}, {"lines", lines}, {"created", !existed}};
+    r.details = {{"path", shown}, {"bytes", content.size()}, {"lines", lines}, {"created", !existed}};
     return r;
   }
 

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "front/acp/client_files.h"
 #include "front/acp/jsonrpc.h"
 #include "front/acp/line_reader.h"
 #include "front/acp/outbox.h"
@@ -135,6 +136,12 @@ class Server {
   void Settle(AcpSession& s, const Json& outcome);
   void Compact(std::shared_ptr<AcpSession> s, Json id, std::string focus);
 
+  // Our request to the client; done runs on the reader thread with its
+  // answer. Returns the id, or 0 (done never runs) when it was not sent.
+  int64_t Call(std::string method, Json params,
+               std::function<void(const Json& result, const Json& error)> done);
+  void Forget(int64_t id);
+
   void Reply(const Json& id, const Result<Json>& r);
   void Update(const std::string& session_id, Json update, bool droppable);
   void Shutdown();
@@ -145,6 +152,8 @@ class Server {
   std::unique_ptr<tools::ToolRegistry> titles_;  // only for tools' Summary()
 
   bool initialized_ = false;
+  // clientCapabilities.fs from initialize: the file tools go through the client.
+  bool client_reads_ = false, client_writes_ = false;
   // Updates to send once the current request is answered: {session id, update}.
   std::vector<std::pair<std::string, Json>> after_reply_;
   std::map<std::string, std::shared_ptr<AcpSession>> sessions_;  // reader thread only
@@ -235,6 +244,16 @@ Result<Json> Server::Initialize(const Json& p) {
   if (!p.is_object() || !p.contains("protocolVersion") || !p["protocolVersion"].is_number_integer())
     return InvalidParams("\"protocolVersion\" (an integer) is required");
   initialized_ = true;
+  const Json* fs_caps = nullptr;
+  if (p.contains("clientCapabilities") && p["clientCapabilities"].is_object() &&
+      p["clientCapabilities"].contains("fs") && p["clientCapabilities"]["fs"].is_object())
+    fs_caps = &p["clientCapabilities"]["fs"];
+  auto offered = [&](const char* name) {
+    return fs_caps && fs_caps->contains(name) && (*fs_caps)[name].is_boolean() &&
+           (*fs_caps)[name].get<bool>();
+  };
+  client_reads_ = offered("readTextFile");
+  client_writes_ = offered("writeTextFile");
   // We speak version 1 only; a client asking for another decides itself
   // whether it can talk to us (the protocol's negotiation rule).
   return Json{{"protocolVersion", kProtocolVersion},
@@ -268,12 +287,24 @@ Result<std::shared_ptr<AcpSession>> Server::Open(const fs::path& cwd, const std:
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;  // the client answers, through us
+  std::shared_ptr<ClientFiles> files;
+  if (client_reads_ || client_writes_) {
+    ClientCaller caller{
+        [this](std::string method, Json params, std::function<void(const Json&, const Json&)> done) {
+          return Call(std::move(method), std::move(params), std::move(done));
+        },
+        [this](int64_t id) { Forget(id); }};
+    files = std::make_shared<ClientFiles>(client_reads_, client_writes_, std::move(caller),
+                                          options_.fs_timeout);
+    o.file_access = files;
+  }
   auto rt = runtime::AgentSession::Open(std::move(o));
   if (!rt.ok()) return rt.error();
   auto s = std::make_shared<AcpSession>();
   s->rt = std::move(*rt);
   s->cwd = cwd;
   s->id = s->rt->GetState().session_id;
+  if (files) files->set_session_id(s->id);
   auto add = [&](const std::string& m) {
     if (!m.empty() && std::find(s->models.begin(), s->models.end(), m) == s->models.end())
       s->models.push_back(m);
@@ -532,23 +563,35 @@ void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Ev
       return;
     case Mode::kAsk: break;
   }
-  int64_t call;
   std::weak_ptr<AcpSession> weak = s;
+  int64_t call = Call("session/request_permission", PermissionRequestParams(s->id, e.data, s->cwd),
+                      [weak, request_id](const Json& result, const Json& error) {
+                        if (auto live = weak.lock())
+                          // Too late (timed out, cancelled) is "not_found": nothing to do.
+                          (void)live->rt->AnswerPermission(request_id,
+                                                           AnswerFromClient(result, error));
+                      });
+  if (call == 0) (void)s->rt->AnswerPermission(request_id, AnswerFromClient(nullptr, "unsent"));
+}
+
+int64_t Server::Call(std::string method, Json params,
+                     std::function<void(const Json& result, const Json& error)> done) {
+  int64_t call;
   {
     std::lock_guard lock(calls_mu_);
     call = ++next_call_;
-    calls_[call] = [weak, request_id](const Json& result, const Json& error) {
-      if (auto live = weak.lock())
-        // Too late (timed out, cancelled) is "not_found": nothing to do.
-        (void)live->rt->AnswerPermission(request_id, AnswerFromClient(result, error));
-    };
+    calls_[call] = std::move(done);
   }
-  if (!out_.Send(jsonrpc::MakeRequest(call, "session/request_permission",
-                                      PermissionRequestParams(s->id, e.data, s->cwd)))) {
-    std::lock_guard lock(calls_mu_);
-    calls_.erase(call);
-    (void)s->rt->AnswerPermission(request_id, AnswerFromClient(nullptr, "unsent"));
+  if (!out_.Send(jsonrpc::MakeRequest(call, method, std::move(params)))) {
+    Forget(call);
+    return 0;
   }
+  return call;
+}
+
+void Server::Forget(int64_t id) {
+  std::lock_guard lock(calls_mu_);
+  calls_.erase(id);
 }
 
 void Server::Pump(std::shared_ptr<AcpSession> s) {

@@ -10,6 +10,7 @@
 // Mapping: docs/acp.md. Ends when the input ends: running turns are
 // aborted (each session file stays valid) and the sessions closed.
 #pragma once
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -37,6 +38,9 @@ struct AcpOptions {
   std::string version;  // agentInfo.version
   size_t max_line = 64u << 20;          // longest accepted message
   size_t max_queued_output = 32u << 20;  // streamed updates past this are dropped
+  // How long a file tool waits for the client's answer to fs/read_text_file
+  // or fs/write_text_file (when the client offers them) before it fails.
+  std::chrono::milliseconds fs_timeout{30000};
 };
 
 // Serves until in_fd ends. Returns 0, or 1 when the output broke.

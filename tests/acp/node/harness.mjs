@@ -40,7 +40,9 @@ export function agentEnv({ home, baseUrl }) {
 }
 
 // permission(params) answers session/request_permission (default: allow once).
-export async function startAgent({ home, cwd, baseUrl, permission, args = [] }) {
+// clientFs {readTextFile, writeTextFile} (each optional) answers the fs/*
+// requests and offers them in initialize's clientCapabilities.fs.
+export async function startAgent({ home, cwd, baseUrl, permission, clientFs = {}, args = [] }) {
   const child = spawn(seppBin, ["--acp", ...args], {
     cwd, env: agentEnv({ home, baseUrl }), stdio: ["pipe", "pipe", "pipe"],
   });
@@ -62,16 +64,31 @@ export async function startAgent({ home, cwd, baseUrl, permission, args = [] }) 
       const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options[0];
       return { outcome: { outcome: "selected", optionId: allow.optionId } };
     });
+  const fsRequests = [];
+  if (clientFs.readTextFile)
+    app.onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      fsRequests.push({ method: "fs/read_text_file", ...params });
+      return clientFs.readTextFile(params);
+    });
+  if (clientFs.writeTextFile)
+    app.onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+      fsRequests.push({ method: "fs/write_text_file", ...params });
+      return clientFs.writeTextFile(params);
+    });
   const connection = app.connect(acp.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
   const ctx = connection.agent;
   const list = (sid) => updates.get(sid) ?? [];
   return {
     child,
     permissionRequests,
+    fsRequests,
     get stderr() { return stderr; },
     initialize: () => ctx.request(acp.methods.agent.initialize, {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: !!clientFs.readTextFile, writeTextFile: !!clientFs.writeTextFile },
+        terminal: false,
+      },
       clientInfo: { name: "sepp-acp-test", version: "0" },
     }),
     request: (method, params) => ctx.request(method, params),
