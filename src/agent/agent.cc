@@ -349,6 +349,7 @@ llm::Request Agent::BuildRequest() const {
   r.max_tokens = config_.max_tokens;
   r.thinking_budget = config_.thinking_budget;
   r.stream = config_.stream;
+  r.retry = auto_retry_;
   for (tools::Tool* t : tools_.All())
     r.tools.push_back({t->name(), t->description(), t->parameters()});
   if (config_.permission_gate)

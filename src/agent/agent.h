@@ -101,6 +101,10 @@ class Agent {
   // config.compaction.enabled. Safe to call while Prompt runs.
   void SetAutoCompaction(bool enabled) { auto_compaction_ = enabled; }
   bool auto_compaction() const { return auto_compaction_; }
+  // Provider retries of retryable errors on/off (pi's set_auto_retry), from
+  // the next model call.
+  void SetAutoRetry(bool enabled) { auto_retry_ = enabled; }
+  bool auto_retry() const { return auto_retry_; }
 
   Outcome Prompt(const std::string& text, CancelToken& cancel);
 
@@ -145,6 +149,7 @@ class Agent {
   // no worker executable is set); started at the first tool call.
   std::unique_ptr<tools::ToolWorker> worker_;
   std::atomic<bool> auto_compaction_;
+  std::atomic<bool> auto_retry_{true};
 };
 
 }  // namespace sepp::agent

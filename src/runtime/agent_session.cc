@@ -657,6 +657,7 @@ Result<std::string> AgentSession::Fork(const std::string& entry_id) {
 }
 
 void AgentSession::SetAutoCompaction(bool enabled) { impl_->agent->SetAutoCompaction(enabled); }
+void AgentSession::SetAutoRetry(bool enabled) { impl_->agent->SetAutoRetry(enabled); }
 
 Result<BashRun> AgentSession::RunBash(const std::string& command, bool exclude_from_context,
                                       std::function<void(std::string_view)> on_output) {
@@ -745,6 +746,7 @@ SessionState AgentSession::GetState() const {
   st.provider = s.provider_name;
   st.cwd = s.opts.cwd;
   st.auto_compaction = s.agent->auto_compaction();
+  st.auto_retry = s.agent->auto_retry();
   std::lock_guard<std::mutex> lock(s.snap_mu);
   st.model = s.model;
   st.thinking = s.thinking;

@@ -117,6 +117,7 @@ struct SessionState {
   bool busy = false;            // a prompt is running
   bool compacting = false;
   bool auto_compaction = true;  // the loop compacts when the context is full
+  bool auto_retry = true;       // retryable provider errors are retried
   size_t message_count = 0;     // messages in the context
   QueueState queue;
   llm::Usage total_usage;
@@ -172,6 +173,9 @@ class AgentSession {
 
   // Turns automatic compaction on or off (from the next model call).
   void SetAutoCompaction(bool enabled);
+  // Turns the provider's retries of retryable errors (overloaded, rate
+  // limited, ...) on or off, from the next model call.
+  void SetAutoRetry(bool enabled);
 
   // ---- the user's own commands
   // Runs command now, on the calling thread, in the session sandbox with

@@ -185,6 +185,34 @@ TEST_F(RpcE2E, ExportHtmlAndAutoCompactionSetting) {
   EXPECT_EQ(c.Wait(30), 0) << Stderr();
 }
 
+// set_auto_retry false: a retryable provider error ends the turn after one
+// request; turned back on, the same error is retried and the turn succeeds.
+TEST_F(RpcE2E, SetAutoRetryDecidesWhetherARetryableErrorIsRetried) {
+  Json overloaded = {{"error", {{"status", 503}, {"retry_after", 0}, {"message", "overloaded"}}}};
+  fp_.SetScript({{"responses", {overloaded, {{"text", "never reached"}}}}});
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "r"}, {"type", "set_auto_retry"}, {"enabled", false}});
+  ASSERT_TRUE(c.Until("response", "r").back().value("success", false));
+  c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "hello"}});
+  c.Until("agent_settled");
+  EXPECT_EQ(fp_.requests().size(), 1u);
+  c.Send(Json{{"id", "l"}, {"type", "get_last_assistant_text"}});
+  EXPECT_TRUE(c.Until("response", "l").back()["data"]["text"].is_null());
+
+  fp_.Reset();
+  fp_.SetScript({{"responses", {overloaded, {{"text", "after a retry"}}}}});
+  c.Send(Json{{"id", "r2"}, {"type", "set_auto_retry"}, {"enabled", true}});
+  ASSERT_TRUE(c.Until("response", "r2").back().value("success", false));
+  c.Send(Json{{"id", "p2"}, {"type", "prompt"}, {"message", "again"}});
+  c.Until("agent_settled");
+  EXPECT_EQ(fp_.requests().size(), 2u);
+  c.Send(Json{{"id", "l2"}, {"type", "get_last_assistant_text"}});
+  EXPECT_EQ(c.Until("response", "l2").back()["data"].value("text", ""), "after a retry");
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+}
+
 TEST_F(RpcE2E, ClosingStdinMidTurnEndsItCleanlyWithAValidSessionFile) {
   fp_.SetScript({{"responses", {{{"text", std::string(3000, 'z')}, {"chunk_delay_ms", 20}}}}});
   Child c;

@@ -620,13 +620,14 @@ class RpcServer {
       if (!r.ok()) return fail(r.error().message);
       return ok({{"path", *r}});
     }
-    if (type == "set_auto_compaction") {
+    if (type == "set_auto_compaction" || type == "set_auto_retry") {
       if (!cmd.contains("enabled") || !cmd["enabled"].is_boolean())
         return fail("\"enabled\" (true or false) is required");
-      s_.SetAutoCompaction(cmd["enabled"].get<bool>());
+      if (type == "set_auto_compaction") s_.SetAutoCompaction(cmd["enabled"].get<bool>());
+      else s_.SetAutoRetry(cmd["enabled"].get<bool>());
       return ok();
     }
-    if (type == "set_auto_retry" || type == "abort_retry")
+    if (type == "abort_retry")
       return fail("sepp does not support \"" + type + "\" over RPC yet");
     fail("Unknown command: " + type);
   }

@@ -149,7 +149,8 @@ test("pi and sepp abort a streaming answer the same way and go on after it", asy
 
 // The user's own commands and the settings: bash (output, exit code,
 // cancelled, truncated), abort_bash with nothing running, export_html of an
-// in-memory session (both refuse), set_auto_compaction as get_state shows it.
+// in-memory session (both refuse), set_auto_compaction as get_state shows
+// it, set_auto_retry.
 async function driveBash(client) {
   const out = {};
   out.bash = await client.request({ id: "b", type: "bash", command: "echo hi; echo err >&2; exit 2" });
@@ -157,6 +158,7 @@ async function driveBash(client) {
   out.abortIdle = await client.request({ id: "ab", type: "abort_bash" });
   out.exportMem = await client.request({ id: "e", type: "export_html" });
   out.autoOff = await client.request({ id: "c", type: "set_auto_compaction", enabled: false });
+  out.retryOff = await client.request({ id: "r", type: "set_auto_retry", enabled: false });
   out.state = await client.request({ id: "s", type: "get_state" });
   out.exit = await client.close();
   return out;
@@ -182,6 +184,7 @@ test("pi and sepp run the user's bash and take the settings the same way", async
       assert.equal(sepp.abortIdle[k], pi.abortIdle[k], `abort_bash.${k}`);
       assert.equal(sepp.exportMem[k], pi.exportMem[k], `export_html.${k}`);
       assert.equal(sepp.autoOff[k], pi.autoOff[k], `set_auto_compaction.${k}`);
+      assert.equal(sepp.retryOff[k], pi.retryOff[k], `set_auto_retry.${k}`);
     }
     for (const k of ["exitCode", "cancelled", "truncated"]) {
       assert.deepEqual(sepp.bash.data[k], pi.bash.data[k], `bash.data.${k}`);
