@@ -128,6 +128,14 @@ TEST_F(RpcE2E, TheUsersBashRunsConfinedIsRecordedAndCanBeAborted) {
   EXPECT_NE(r2["data"]["exitCode"], 0) << r2.dump();
   EXPECT_EQ(r2["data"].value("output", "").find("connected\n"), std::string::npos) << r2.dump();
 
+  // Nor does the provider key reach the command's environment.
+  c.Send(Json{{"id", "b4"}, {"type", "bash"}, {"command", "env; echo env-done"}});
+  const Json r4 = c.Until("response", "b4").back();
+  ASSERT_TRUE(r4.value("success", false)) << r4.dump();
+  EXPECT_NE(r4["data"].value("output", "").find("env-done"), std::string::npos) << r4.dump();
+  EXPECT_EQ(r4["data"].value("output", "").find("sk-test-rpc-e2e"), std::string::npos) << r4.dump();
+  EXPECT_EQ(r4["data"].value("output", "").find("ANTHROPIC_API_KEY"), std::string::npos) << r4.dump();
+
   // abort_bash ends a command that would run for a minute.
   c.Send(Json{{"id", "b3"}, {"type", "bash"}, {"command", "echo started; sleep 60"}});
   while (auto j = c.Next())
@@ -150,10 +158,11 @@ TEST_F(RpcE2E, TheUsersBashRunsConfinedIsRecordedAndCanBeAborted) {
     ASSERT_TRUE(j.ok()) << line;
     if (j->value("type", "") == "bash_execution") runs.push_back(*j);
   }
-  ASSERT_EQ(runs.size(), 3u);
+  ASSERT_EQ(runs.size(), 4u);
   EXPECT_NE(runs[0].dump().find("echo out"), std::string::npos) << runs[0].dump();
   EXPECT_NE(runs[0].dump().find("\"exit_code\":3"), std::string::npos) << runs[0].dump();
-  EXPECT_NE(runs[2].dump().find("\"cancelled\":true"), std::string::npos) << runs[2].dump();
+  EXPECT_NE(runs[3].dump().find("\"cancelled\":true"), std::string::npos) << runs[3].dump();
+  for (const auto& r : runs) EXPECT_EQ(r.dump().find("sk-test-rpc-e2e"), std::string::npos);
 }
 
 // export_html writes the branch through the session exporter;
