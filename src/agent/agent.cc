@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "sandbox/defaults.h"
 #include "base/secrets.h"
+#include "base/stream_redactor.h"
 
 namespace sepp::agent {
 
@@ -30,7 +31,8 @@ Agent::Agent(AgentConfig config, llm::Provider& provider, tools::ToolRegistry& t
       // Front ends see only redacted events (agent/event_redactor.h).
       on_event_(on_event ? EventSink(EventRedactor(std::move(on_event))) : EventSink()),
       on_message_(std::move(on_message)),
-      worker_(tools::MakeSessionToolWorker(config_.policy, config_.cwd)) {}
+      worker_(tools::MakeSessionToolWorker(config_.policy, config_.cwd)),
+      auto_compaction_(config_.compaction.enabled) {}
 
 Agent::~Agent() = default;
 
@@ -224,12 +226,36 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
 }
 
 void Agent::MaybeCompact(CancelToken& cancel) {
-  if (!config_.compaction.enabled || config_.context_window <= 0) return;
+  if (!auto_compaction_ || config_.context_window <= 0) return;
   int64_t limit = config_.context_window - config_.compaction.reserve_tokens;
   if (ContextTokens(messages_) <= limit) return;
   auto r = Compact("", cancel);
   if (!r.ok() && r.error().kind != "nothing_to_compact")
     log::Warn("automatic compaction failed: " + r.error().message);
+}
+
+tools::ToolResult Agent::RunUserBash(const std::string& command, CancelToken& cancel,
+                                     std::function<void(std::string_view)> on_output) {
+  tools::Tool* bash = tools_.Find("bash");
+  if (!bash) return {"bash is not among this session's tools", true};
+  tools::ToolContext ctx;
+  ctx.cwd = config_.cwd;
+  ctx.cancel = &cancel;
+  ctx.policy = config_.policy;
+  ctx.worker = worker_.get();
+  StreamRedactor redactor;
+  if (on_output)
+    ctx.on_output = [&](std::string_view chunk) {
+      std::string safe = redactor.Push(chunk);
+      if (!safe.empty()) on_output(safe);
+    };
+  tools::ToolResult r = tools::RunTool(*bash, {{"command", command}}, ctx);
+  if (on_output) {
+    std::string rest = redactor.Flush();
+    if (!rest.empty()) on_output(rest);
+  }
+  r.text = Redact(r.text);
+  return r;
 }
 
 Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& cancel) {
@@ -333,6 +359,7 @@ llm::Request Agent::BuildRequest() const {
   r.max_tokens = config_.max_tokens;
   r.thinking_budget = config_.thinking_budget;
   r.stream = config_.stream;
+  r.retry = auto_retry_;
   for (tools::Tool* t : tools_.All())
     r.tools.push_back({t->name(), t->description(), t->parameters()});
   if (config_.permission_gate)

@@ -14,6 +14,7 @@
 // Thread-compatible: one Prompt at a time per Agent. Each Agent (a
 // sub-agent's too) has its own session sandbox for its tools.
 #pragma once
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -100,7 +101,23 @@ class Agent {
   std::string model() const;
   int thinking_budget() const;
 
+  // Automatic compaction on/off (pi's set_auto_compaction); starts as
+  // config.compaction.enabled. Safe to call while Prompt runs.
+  void SetAutoCompaction(bool enabled) { auto_compaction_ = enabled; }
+  bool auto_compaction() const { return auto_compaction_; }
+  // Provider retries of retryable errors on/off (pi's set_auto_retry), from
+  // the next model call.
+  void SetAutoRetry(bool enabled) { auto_retry_ = enabled; }
+  bool auto_retry() const { return auto_retry_; }
+
   Outcome Prompt(const std::string& text, CancelToken& cancel);
+
+  // A command the user runs (pi's RPC "bash", the TUI's !cmd): the bash tool
+  // with the model's confinement (the session sandbox's worker and policy),
+  // its output redacted (also the pieces on_output gets). Does not touch the context; thread-safe, may run
+  // while a prompt does.
+  tools::ToolResult RunUserBash(const std::string& command, CancelToken& cancel,
+                                std::function<void(std::string_view)> on_output);
 
   // Summarises the older part of the context now (the front ends' /compact).
   // focus (may be empty) tells the summary what matters most.
@@ -139,6 +156,8 @@ class Agent {
   // The session sandbox the tools run in (null with --sandbox off, or when
   // no worker executable is set); started at the first tool call.
   std::unique_ptr<tools::ToolWorker> worker_;
+  std::atomic<bool> auto_compaction_;
+  std::atomic<bool> auto_retry_{true};
 };
 
 }  // namespace sepp::agent

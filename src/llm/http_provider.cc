@@ -85,7 +85,9 @@ class HttpProvider : public Provider {
     }
     log::Debug("llm: POST to " + ep.host + " model " + request.model + " (" +
                std::to_string(http.body.size()) + " bytes)");
-    return RunWithRetries(policy_, env_, sink, cancel, [&](int attempt) {
+    RetryPolicy policy = policy_;
+    if (!request.retry) policy.max_retries = 0;
+    return RunWithRetries(policy, env_, sink, cancel, [&](int attempt) {
       return Attempt(http, request.stream, ep, sink, cancel);
     });
   }

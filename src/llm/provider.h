@@ -56,6 +56,9 @@ struct Request {
   int max_tokens = 0;           // 0: the model table's default
   int thinking_budget = 0;      // 0: no extended thinking
   bool stream = true;
+  // false: one attempt; a retryable error is returned at once (pi's
+  // set_auto_retry false).
+  bool retry = true;
 };
 
 // Called on the thread running Complete(). Any member may be empty.

@@ -11,6 +11,7 @@
 #include "agent/system_prompt.h"
 #include "base/terminal_text.h"
 #include "base/clock.h"
+#include "base/file.h"
 #include "llm/models.h"
 #include "runtime/permission_broker.h"
 #include "runtime/session_binding.h"
@@ -93,6 +94,12 @@ struct AgentSession::Impl {
   bool stopping = false;
   bool closed = false;
   std::shared_ptr<CancelToken> cancel;  // of the running prompt
+
+  // The user's commands running now (RunBash), each with its token.
+  std::mutex bash_mu;
+  std::condition_variable bash_cv;  // one ended
+  std::vector<std::shared_ptr<CancelToken>> bashes;
+  bool bash_closed = false;  // Close(): no new ones
 
   // What queries read without touching the Agent (which the worker owns).
   mutable std::mutex snap_mu;
@@ -457,6 +464,12 @@ void AgentSession::Close() {
   }
   s.gate->CancelAll();
   s.cv.notify_all();
+  {  // the user's commands use the agent's sandbox: end them before it goes
+    std::unique_lock<std::mutex> lock(s.bash_mu);
+    s.bash_closed = true;
+    for (auto& t : s.bashes) t->Cancel();
+    s.bash_cv.wait(lock, [&] { return s.bashes.empty(); });
+  }
   if (s.worker.joinable()) s.worker.join();
   s.PublishEnded();
   s.bus.CloseAll();
@@ -644,6 +657,65 @@ Result<std::string> AgentSession::Fork(const std::string& entry_id) {
   return id;
 }
 
+void AgentSession::SetAutoCompaction(bool enabled) { impl_->agent->SetAutoCompaction(enabled); }
+void AgentSession::SetAutoRetry(bool enabled) { impl_->agent->SetAutoRetry(enabled); }
+
+Result<BashRun> AgentSession::RunBash(const std::string& command, bool exclude_from_context,
+                                      std::function<void(std::string_view)> on_output) {
+  Impl& s = *impl_;
+  if (command.empty()) return Error::Make("\"command\" is empty: say what to run", "usage");
+  auto token = std::make_shared<CancelToken>();
+  {
+    std::lock_guard<std::mutex> lock(s.bash_mu);
+    if (s.bash_closed) return Error::Make("the session is closed", "closed");
+    s.bashes.push_back(token);
+  }
+  tools::ToolResult r = s.agent->RunUserBash(command, *token, std::move(on_output));
+  {
+    std::lock_guard<std::mutex> lock(s.bash_mu);
+    std::erase(s.bashes, token);
+  }
+  s.bash_cv.notify_all();
+  BashRun run;
+  const Json& d = r.details;
+  if (!d.is_object()) return Error::Make(r.text, "tool");  // not run at all (no sandbox, ...)
+  run.exit_code = d.value("exit_code", -1);
+  run.cancelled = d.value("cancelled", false) || token->cancelled();
+  run.truncated = r.truncated;
+  run.full_output_path = d.value("full_output_path", "");
+  // The tool's text is the output, then its outcome line ("exit code 1"),
+  // which the fields above carry.
+  run.output = r.text.substr(0, r.text.rfind('\n') + 1);
+  if (run.output == "(no output)\n") run.output.clear();
+  if (auto binding = s.Bind())
+    binding->RecordEntry("bash_execution", {{"command", command},
+                                            {"output", run.output},
+                                            {"exit_code", run.exit_code},
+                                            {"cancelled", run.cancelled},
+                                            {"truncated", run.truncated},
+                                            {"exclude_from_context", exclude_from_context}});
+  return run;
+}
+
+void AgentSession::AbortBash() {
+  std::lock_guard<std::mutex> lock(impl_->bash_mu);
+  for (auto& t : impl_->bashes) t->Cancel();
+}
+
+Result<std::string> AgentSession::ExportHtml(const std::string& output_path) {
+  auto binding = impl_->Bind();
+  if (!binding || binding->location().empty())
+    return Error::Make("sessions are off (--no-session): there is nothing to export", "usage");
+  std::filesystem::path out = output_path;
+  if (out.empty())
+    out = impl_->opts.cwd / ("sepp-session-" + std::filesystem::path(binding->location()).stem().string() +
+                             ".html");
+  else if (out.is_relative())
+    out = impl_->opts.cwd / out;
+  if (Status w = WriteFileAtomic(out, binding->ExportHtml(), 0644); !w.ok()) return w.error();
+  return out.string();
+}
+
 Status AgentSession::Label(const std::string& entry_id, const std::string& label) {
   auto binding = impl_->Bind();
   if (!binding) return Error::Make("sessions are off (--no-session)", "usage");
@@ -674,6 +746,8 @@ SessionState AgentSession::GetState() const {
   }
   st.provider = s.provider_name;
   st.cwd = s.opts.cwd;
+  st.auto_compaction = s.agent->auto_compaction();
+  st.auto_retry = s.agent->auto_retry();
   std::lock_guard<std::mutex> lock(s.snap_mu);
   st.model = s.model;
   st.thinking = s.thinking;

@@ -102,6 +102,15 @@ struct QueueState {
   std::vector<std::string> follow_up;
 };
 
+// What a user's command (RunBash) did.
+struct BashRun {
+  std::string output;  // what it printed (redacted; truncated like the model's bash)
+  int exit_code = 0;
+  bool cancelled = false;  // AbortBash() (or Close()) ended it
+  bool truncated = false;
+  std::string full_output_path;  // the whole output when truncated, if saved
+};
+
 struct SessionState {
   std::string session_id;       // "" with no_session
   std::string session_file;     // where it is stored ("" with no_session)
@@ -111,6 +120,8 @@ struct SessionState {
   ThinkingLevel thinking = ThinkingLevel::kOff;
   bool busy = false;            // a prompt is running
   bool compacting = false;
+  bool auto_compaction = true;  // the loop compacts when the context is full
+  bool auto_retry = true;       // retryable provider errors are retried
   size_t message_count = 0;     // messages in the context
   QueueState queue;
   llm::Usage total_usage;
@@ -163,6 +174,29 @@ class AgentSession {
   // Summarises the older context now, on the worker (after a running
   // prompt). focus may be empty.
   std::future<Result<agent::CompactionResult>> Compact(const std::string& focus);
+
+  // Turns automatic compaction on or off (from the next model call).
+  void SetAutoCompaction(bool enabled);
+  // Turns the provider's retries of retryable errors (overloaded, rate
+  // limited, ...) on or off, from the next model call.
+  void SetAutoRetry(bool enabled);
+
+  // ---- the user's own commands
+  // Runs command now, on the calling thread, in the session sandbox with
+  // the model's confinement (the same worker and policy as its bash tool),
+  // also while a prompt runs; on_output (may be empty) gets its output as
+  // it comes, redacted. Recorded as a "bash_execution" entry {command,
+  // output, exit_code, cancelled, truncated, exclude_from_context}; it does
+  // not enter the model's context.
+  Result<BashRun> RunBash(const std::string& command, bool exclude_from_context,
+                          std::function<void(std::string_view)> on_output = {});
+  // Cancels every running RunBash (their processes are killed).
+  void AbortBash();
+
+  // Writes the current branch as a self-contained HTML page to output_path
+  // ("" : sepp-session-<session file name>.html in the working directory);
+  // returns the path written. Errors: sessions are off, or the write failed.
+  Result<std::string> ExportHtml(const std::string& output_path);
 
   // ---- sessions (need the agent idle: kind "busy" otherwise)
   Status NewSession();

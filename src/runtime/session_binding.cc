@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "runtime/settings.h"
+#include "session/render.h"
 #include "session/store.h"
 
 namespace sepp::runtime {
@@ -239,6 +240,11 @@ Status SessionBinding::Label(const std::string& entry_id, const std::string& lab
   auto r = impl_->session->Label(entry_id, label);
   if (!r.ok()) return r.error();
   return Ok();
+}
+
+std::string SessionBinding::ExportHtml() const {
+  std::lock_guard<std::recursive_mutex> lock(impl_->mu);
+  return impl_->session ? session::ExportHtml(*impl_->session) : std::string();
 }
 
 Json SessionBinding::Entries() const {

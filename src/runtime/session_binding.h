@@ -55,6 +55,8 @@ class SessionBinding {
   // Moves the leaf to entry (a branch) and rebuilds history().
   Status Branch(const std::string& entry_id);
   Status Label(const std::string& entry_id, const std::string& label);
+  // The current branch as an HTML page (session/render.h).
+  std::string ExportHtml() const;
   // Every entry in append order, as stored.
   Json Entries() const;
   // {"leaf", "nodes": [{"id", "parent_id", "type", "label", "children": [...]}]}.

@@ -93,6 +93,135 @@ TEST_F(RpcE2E, APromptRoundTripWithPiFlagsAndOnlyProtocolOnStdout) {
   EXPECT_EQ(msgs[3]["content"][0]["text"], "all done");
 }
 
+// pi's "bash": the user's command runs in the session sandbox (the model's
+// confinement), its output streams and is recorded in the session;
+// "abort_bash" ends a running one.
+TEST_F(RpcE2E, TheUsersBashRunsConfinedIsRecordedAndCanBeAborted) {
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "s"}, {"type", "get_state"}});
+  std::string file = c.Until("response", "s").back()["data"].value("sessionFile", "");
+  ASSERT_FALSE(file.empty());
+
+  // Legitimate work: output, an exit code, a file in the workspace.
+  c.Send(Json{{"id", "b1"}, {"type", "bash"}, {"command", "echo out; echo made > made.txt; exit 3"}});
+  auto b1 = c.Until("response", "b1");
+  ASSERT_FALSE(b1.empty());
+  const Json& r1 = b1.back();
+  ASSERT_TRUE(r1.value("success", false)) << r1.dump();
+  EXPECT_EQ(r1["data"].value("output", ""), "out\n");
+  EXPECT_EQ(r1["data"]["exitCode"], 3);
+  EXPECT_FALSE(r1["data"].value("cancelled", true));
+  bool streamed = false;
+  for (const auto& j : b1)
+    if (j.value("type", "") == "bash_execution_update" && j.value("id", "") == "b1") streamed = true;
+  EXPECT_TRUE(streamed);
+  EXPECT_TRUE(fs::exists(root_ / "work" / "made.txt"));
+
+  // The attack: the same command line reaching the network (the fake
+  // provider listens on the host's loopback) is refused like the model's.
+  std::string port = fp_.base_url().substr(fp_.base_url().rfind(':') + 1);
+  c.Send(Json{{"id", "b2"}, {"type", "bash"},
+              {"command", "exec 3<>/dev/tcp/127.0.0.1/" + port + " && echo connected"}});
+  const Json r2 = c.Until("response", "b2").back();
+  ASSERT_TRUE(r2.value("success", false)) << r2.dump();
+  EXPECT_NE(r2["data"]["exitCode"], 0) << r2.dump();
+  EXPECT_EQ(r2["data"].value("output", "").find("connected\n"), std::string::npos) << r2.dump();
+
+  // Nor does the provider key reach the command's environment.
+  c.Send(Json{{"id", "b4"}, {"type", "bash"}, {"command", "env; echo env-done"}});
+  const Json r4 = c.Until("response", "b4").back();
+  ASSERT_TRUE(r4.value("success", false)) << r4.dump();
+  EXPECT_NE(r4["data"].value("output", "").find("env-done"), std::string::npos) << r4.dump();
+  EXPECT_EQ(r4["data"].value("output", "").find("sk-test-rpc-e2e"), std::string::npos) << r4.dump();
+  EXPECT_EQ(r4["data"].value("output", "").find("ANTHROPIC_API_KEY"), std::string::npos) << r4.dump();
+
+  // abort_bash ends a command that would run for a minute.
+  c.Send(Json{{"id", "b3"}, {"type", "bash"}, {"command", "echo started; sleep 60"}});
+  while (auto j = c.Next())
+    if (j->value("type", "") == "bash_execution_update" &&
+        j->value("delta", "").find("started") != std::string::npos)
+      break;
+  c.Send(Json{{"id", "a3"}, {"type", "abort_bash"}});
+  const Json r3 = c.Until("response", "b3").back();
+  ASSERT_TRUE(r3.value("success", false)) << r3.dump();
+  EXPECT_TRUE(r3["data"].value("cancelled", false)) << r3.dump();
+  EXPECT_TRUE(r3["data"]["exitCode"].is_null()) << r3.dump();
+
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+  std::ifstream in(file);
+  std::string line;
+  std::vector<Json> runs;
+  while (std::getline(in, line)) {
+    auto j = ParseJson(line);
+    ASSERT_TRUE(j.ok()) << line;
+    if (j->value("type", "") == "bash_execution") runs.push_back(*j);
+  }
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_NE(runs[0].dump().find("echo out"), std::string::npos) << runs[0].dump();
+  EXPECT_NE(runs[0].dump().find("\"exit_code\":3"), std::string::npos) << runs[0].dump();
+  EXPECT_NE(runs[3].dump().find("\"cancelled\":true"), std::string::npos) << runs[3].dump();
+  for (const auto& r : runs) EXPECT_EQ(r.dump().find("sk-test-rpc-e2e"), std::string::npos);
+}
+
+// export_html writes the branch through the session exporter;
+// set_auto_compaction is a setting get_state reports.
+TEST_F(RpcE2E, ExportHtmlAndAutoCompactionSetting) {
+  fp_.SetScript({{"responses", {{{"text", "the <answer>"}}}}});
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "question"}});
+  c.Until("agent_settled", "");
+  c.Send(Json{{"id", "e"}, {"type", "export_html"}, {"outputPath", "out.html"}});
+  const Json e = c.Until("response", "e").back();
+  ASSERT_TRUE(e.value("success", false)) << e.dump();
+  EXPECT_EQ(e["data"].value("path", ""), (root_ / "work" / "out.html").string());
+  std::ifstream html(root_ / "work" / "out.html");
+  std::string page((std::istreambuf_iterator<char>(html)), {});
+  EXPECT_NE(page.find("<html"), std::string::npos);
+  EXPECT_NE(page.find("the &lt;answer&gt;"), std::string::npos) << page.substr(0, 400);
+
+  c.Send(Json{{"id", "c"}, {"type", "set_auto_compaction"}, {"enabled", false}});
+  EXPECT_TRUE(c.Until("response", "c").back().value("success", false));
+  c.Send(Json{{"id", "s"}, {"type", "get_state"}});
+  EXPECT_FALSE(c.Until("response", "s").back()["data"].value("autoCompactionEnabled", true));
+  c.Send(Json{{"id", "c2"}, {"type", "set_auto_compaction"}});
+  const Json bad = c.Until("response", "c2").back();
+  EXPECT_FALSE(bad.value("success", true));
+  EXPECT_NE(bad.value("error", "").find("enabled"), std::string::npos);
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+}
+
+// set_auto_retry false: a retryable provider error ends the turn after one
+// request; turned back on, the same error is retried and the turn succeeds.
+TEST_F(RpcE2E, SetAutoRetryDecidesWhetherARetryableErrorIsRetried) {
+  Json overloaded = {{"error", {{"status", 503}, {"retry_after", 0}, {"message", "overloaded"}}}};
+  fp_.SetScript({{"responses", {overloaded, {{"text", "never reached"}}}}});
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "r"}, {"type", "set_auto_retry"}, {"enabled", false}});
+  ASSERT_TRUE(c.Until("response", "r").back().value("success", false));
+  c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "hello"}});
+  c.Until("agent_settled");
+  EXPECT_EQ(fp_.requests().size(), 1u);
+  c.Send(Json{{"id", "l"}, {"type", "get_last_assistant_text"}});
+  EXPECT_TRUE(c.Until("response", "l").back()["data"]["text"].is_null());
+
+  fp_.Reset();
+  fp_.SetScript({{"responses", {overloaded, {{"text", "after a retry"}}}}});
+  c.Send(Json{{"id", "r2"}, {"type", "set_auto_retry"}, {"enabled", true}});
+  ASSERT_TRUE(c.Until("response", "r2").back().value("success", false));
+  c.Send(Json{{"id", "p2"}, {"type", "prompt"}, {"message", "again"}});
+  c.Until("agent_settled");
+  EXPECT_EQ(fp_.requests().size(), 2u);
+  c.Send(Json{{"id", "l2"}, {"type", "get_last_assistant_text"}});
+  EXPECT_EQ(c.Until("response", "l2").back()["data"].value("text", ""), "after a retry");
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+}
+
 TEST_F(RpcE2E, ClosingStdinMidTurnEndsItCleanlyWithAValidSessionFile) {
   fp_.SetScript({{"responses", {{{"text", std::string(3000, 'z')}, {"chunk_delay_ms", 20}}}}});
   Child c;

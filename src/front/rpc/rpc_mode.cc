@@ -159,8 +159,10 @@ class RpcServer {
       reader.Feed(std::string_view(buf, static_cast<size_t>(n)));
     }
     reader.Finish();
-    // stdin closed: end a running turn cleanly, then leave.
+    // stdin closed: end a running turn (and the user's commands) cleanly,
+    // then leave.
     s_.Abort();
+    s_.AbortBash();
     s_.WaitIdle();
     for (auto& t : helpers_) t.join();
     s_.Close();  // publishes session.ended, closes the subscription
@@ -322,7 +324,7 @@ class RpcServer {
               {"steeringMode", "all"},
               {"followUpMode", "one-at-a-time"},
               {"sessionId", st.session_id},
-              {"autoCompactionEnabled", true},
+              {"autoCompactionEnabled", st.auto_compaction},
               {"messageCount", st.message_count},
               {"pendingMessageCount", st.queue.steering.size() + st.queue.follow_up.size()}};
     if (!st.session_file.empty()) d["sessionFile"] = st.session_file;
@@ -587,8 +589,45 @@ class RpcServer {
       a.message = Str(cmd, "message");
       return status(s_.AnswerPermission(Str(cmd, "requestId"), a));
     }
-    if (type == "bash" || type == "abort_bash" || type == "export_html" ||
-        type == "set_auto_compaction" || type == "set_auto_retry" || type == "abort_retry")
+    if (type == "bash") {
+      // Answered when the command ends; meanwhile the reader goes on (an
+      // abort_bash must get through). Output streams as pi's
+      // bash_execution_update events.
+      std::string command = Str(cmd, "command");
+      bool exclude = cmd.value("excludeFromContext", false);
+      Later([this, id, type, command, exclude] {
+        auto r = s_.RunBash(command, exclude, [&](std::string_view delta) {
+          Json u = {{"type", "bash_execution_update"}, {"delta", std::string(delta)}};
+          if (!id.is_null()) u["id"] = id;
+          out_.Event(Line(u), stop_pump_);
+        });
+        if (!r.ok()) return Respond(id, type, false, nullptr, r.error().message);
+        Json d = {{"output", r->output},
+                  {"exitCode", r->cancelled ? Json(nullptr) : Json(r->exit_code)},
+                  {"cancelled", r->cancelled},
+                  {"truncated", r->truncated}};
+        if (!r->full_output_path.empty()) d["fullOutputPath"] = r->full_output_path;
+        Respond(id, type, true, d);
+      });
+      return;
+    }
+    if (type == "abort_bash") {
+      s_.AbortBash();
+      return ok();
+    }
+    if (type == "export_html") {
+      auto r = s_.ExportHtml(Str(cmd, "outputPath"));
+      if (!r.ok()) return fail(r.error().message);
+      return ok({{"path", *r}});
+    }
+    if (type == "set_auto_compaction" || type == "set_auto_retry") {
+      if (!cmd.contains("enabled") || !cmd["enabled"].is_boolean())
+        return fail("\"enabled\" (true or false) is required");
+      if (type == "set_auto_compaction") s_.SetAutoCompaction(cmd["enabled"].get<bool>());
+      else s_.SetAutoRetry(cmd["enabled"].get<bool>());
+      return ok();
+    }
+    if (type == "abort_retry")
       return fail("sepp does not support \"" + type + "\" over RPC yet");
     fail("Unknown command: " + type);
   }

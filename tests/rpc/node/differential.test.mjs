@@ -146,3 +146,57 @@ test("pi and sepp abort a streaming answer the same way and go on after it", asy
     fake.stop();
   }
 });
+
+// The user's own commands and the settings: bash (output, exit code,
+// cancelled, truncated), abort_bash with nothing running, export_html of an
+// in-memory session (both refuse), set_auto_compaction as get_state shows
+// it, set_auto_retry.
+async function driveBash(client) {
+  const out = {};
+  out.bash = await client.request({ id: "b", type: "bash", command: "echo hi; echo err >&2; exit 2" });
+  out.ok = await client.request({ id: "b0", type: "bash", command: "printf 'a\\nb\\n'" });
+  out.abortIdle = await client.request({ id: "ab", type: "abort_bash" });
+  out.exportMem = await client.request({ id: "e", type: "export_html" });
+  out.autoOff = await client.request({ id: "c", type: "set_auto_compaction", enabled: false });
+  out.retryOff = await client.request({ id: "r", type: "set_auto_retry", enabled: false });
+  out.state = await client.request({ id: "s", type: "get_state" });
+  out.exit = await client.close();
+  return out;
+}
+
+test("pi and sepp run the user's bash and take the settings the same way", async () => {
+  const fake = await startFake();
+  try {
+    const results = {};
+    for (const kind of ["pi", "sepp"]) {
+      const root = tempDir(`diff-bash-${kind}`);
+      const cwd = join(root, "work");
+      mkdirSync(cwd, { recursive: true });
+      await fake.reset();
+      const client = kind === "pi"
+        ? new RpcClient(process.execPath, [piCli, "--mode", "rpc", "--no-session"], { cwd, env: piEnv(root, fake.url) })
+        : new RpcClient(seppBin, ["--rpc", "--no-session"], { cwd, env: seppEnv(root, fake.url) });
+      results[kind] = await driveBash(client);
+    }
+    const { pi, sepp } = results;
+    for (const k of ["success", "command", "id"]) {
+      assert.equal(sepp.bash[k], pi.bash[k], `bash.${k}`);
+      assert.equal(sepp.abortIdle[k], pi.abortIdle[k], `abort_bash.${k}`);
+      assert.equal(sepp.exportMem[k], pi.exportMem[k], `export_html.${k}`);
+      assert.equal(sepp.autoOff[k], pi.autoOff[k], `set_auto_compaction.${k}`);
+      assert.equal(sepp.retryOff[k], pi.retryOff[k], `set_auto_retry.${k}`);
+    }
+    for (const k of ["exitCode", "cancelled", "truncated"]) {
+      assert.deepEqual(sepp.bash.data[k], pi.bash.data[k], `bash.data.${k}`);
+      assert.deepEqual(sepp.ok.data[k], pi.ok.data[k], `bash.data.${k}`);
+    }
+    assert.equal(sepp.ok.data.output, pi.ok.data.output);
+    for (const r of [pi, sepp]) assert.match(r.bash.data.output, /hi\n[^]*err/);
+    assert.equal(pi.exportMem.success, false);
+    assert.equal(sepp.state.data.autoCompactionEnabled, pi.state.data.autoCompactionEnabled);
+    assert.equal(sepp.state.data.autoCompactionEnabled, false);
+    assert.equal(sepp.exit, 0);
+  } finally {
+    fake.stop();
+  }
+});
