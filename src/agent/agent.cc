@@ -444,6 +444,10 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   finished.is_error = result.is_error;
   finished.truncated = result.truncated;
   finished.denied = result.details.is_object() && result.details.value("denied", false);
+  // details.denials keeps the plain words (older front ends read them);
+  // the event carries them typed.
+  if (result.details.is_object() && result.details.contains("denials"))
+    finished.denials = sandbox::DenialsFromJson(result.details["denials"]);
   if (result.details.is_object()) finished.data = {{"details", result.details}};
   Emit(finished);
   return llm::Message::ToolResult(call.id, call.name, std::move(result.text), result.is_error);

@@ -70,6 +70,7 @@ Json ToJson(const Event& e) {
       j["is_error"] = e.is_error;
       j["truncated"] = e.truncated;
       j["denied"] = e.denied;
+      j["denials"] = sandbox::DenialsToJson(e.denials);
       break;
     case EventType::kUsage:
       j["usage"] = UsageJson(e.usage);

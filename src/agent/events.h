@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "llm/message.h"
+#include "sandbox/denial.h"
 
 namespace sepp::agent {
 
@@ -19,7 +20,7 @@ enum class EventType {
   kMessageCompleted,  // message (the assistant message, JSON)
   kToolStarted,       // call_id, tool, args, summary
   kToolOutput,        // call_id, text (partial)
-  kToolFinished,      // call_id, tool, result, is_error, truncated, denied
+  kToolFinished,      // call_id, tool, result, is_error, truncated, denied, denials
   kPermissionRequested,
   kPermissionResolved,
   kCompaction,
@@ -49,6 +50,7 @@ struct Event {
   bool is_error = false;
   bool truncated = false;
   bool denied = false;
+  std::vector<sandbox::Denial> denials;  // tool.finished: what the sandbox refused, typed
   Json message;            // message.completed
   llm::Usage usage;
   llm::Usage total;

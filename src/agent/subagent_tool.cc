@@ -120,9 +120,8 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
     // The parent's user sees the child's tool calls as progress lines.
     if (e.type == EventType::kToolStarted && ctx.on_output) ctx.on_output("  ⎿ " + e.summary + "\n");
     if (e.type == EventType::kToolFinished && e.denied) {
-      Json denials = e.data.contains("details") ? e.data["details"].value("denials", Json()) : Json();
-      if (child.record_denial) child.record_denial(e.call_id, e.tool, denials);
-      if (rt.record_child_denial) rt.record_child_denial(child.id, e.call_id, e.tool, denials);
+      if (child.record_denial) child.record_denial(e.call_id, e.tool, e.denials);
+      if (rt.record_child_denial) rt.record_child_denial(child.id, e.call_id, e.tool, e.denials);
     }
     if (rt.on_child_event) {
       Event nested = e;

@@ -18,6 +18,7 @@
 #include "agent/agent.h"
 #include "agent/agent_definitions.h"
 #include "llm/provider.h"
+#include "sandbox/denial.h"
 #include "tools/tool.h"
 
 namespace sepp::agent {
@@ -28,7 +29,8 @@ struct ChildSession {
   std::string id;
   MessageRecorder record;
   // Records a sandbox denial in the child's own session. May be empty.
-  std::function<void(const std::string& call_id, const std::string& tool, const Json& denials)>
+  std::function<void(const std::string& call_id, const std::string& tool,
+                     const std::vector<sandbox::Denial>& denials)>
       record_denial;
   std::shared_ptr<void> keep_alive;
 };
@@ -47,7 +49,7 @@ struct SubagentRuntime {
   std::function<void(const Event&)> on_child_event;
   // Records a child's sandbox denial in the top session's audit trail.
   std::function<void(const std::string& child_session, const std::string& call_id,
-                     const std::string& tool, const Json& denials)>
+                     const std::string& tool, const std::vector<sandbox::Denial>& denials)>
       record_child_denial;
   AgentConfig parent;              // model, cwd, policy, limits of the parent
   std::vector<AgentDefinition> definitions;

@@ -141,9 +141,7 @@ struct AgentSession::Impl {
   void OnAgentEvent(const agent::Event& e) {
     auto binding = Bind();
     if (e.type == agent::EventType::kToolFinished && e.denied && binding)
-      binding->RecordDenial(e.call_id, e.tool,
-                            e.data.contains("details") ? e.data["details"].value("denials", Json())
-                                                       : Json());
+      binding->RecordDenial(e.call_id, e.tool, e.denials);
     if (e.type == agent::EventType::kUsage) {
       std::lock_guard<std::mutex> lock(snap_mu);
       total_usage = e.total;
@@ -419,7 +417,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   // call; its denials land in the parent's audit trail too.
   s.subagents->on_child_event = [&s](const agent::Event& e) { s.Publish(e); };
   s.subagents->record_child_denial = [&s](const std::string& child, const std::string& call_id,
-                                          const std::string& tool, const Json& denials) {
+                                          const std::string& tool,
+                                          const std::vector<sandbox::Denial>& denials) {
     if (auto binding = s.Bind()) binding->RecordChildDenial(child, call_id, tool, denials);
   };
   s.subagents->parent = ac;

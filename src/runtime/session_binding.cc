@@ -179,8 +179,11 @@ agent::ChildSession SessionBinding::OpenChild(const std::string& task,
   cs.id = child->id();
   cs.keep_alive = child;
   cs.record = [child](const llm::Message& m) { (void)child->AppendMessage(llm::ToJson(m)); };
-  cs.record_denial = [child](const std::string& call_id, const std::string& tool, const Json& denials) {
-    (void)child->Append("denial", {{"call_id", call_id}, {"tool", tool}, {"denials", denials}});
+  cs.record_denial = [child](const std::string& call_id, const std::string& tool,
+                             const std::vector<sandbox::Denial>& denials) {
+    (void)child->Append("denial", {{"call_id", call_id},
+                                   {"tool", tool},
+                                   {"denials", sandbox::DenialsToJson(denials)}});
   };
   return cs;
 }
@@ -190,11 +193,11 @@ agent::ChildSession SessionBinding::OpenChild(const std::string& task,
 namespace sepp::runtime {
 
 void SessionBinding::RecordDenial(const std::string& call_id, const std::string& tool,
-                                  const Json& denials) {
+                                  const std::vector<sandbox::Denial>& denials) {
   std::lock_guard<std::recursive_mutex> lock(impl_->mu);
   if (!impl_->session) return;
   auto r = impl_->session->Append(
-      "denial", {{"call_id", call_id}, {"tool", tool}, {"denials", denials}});
+      "denial", {{"call_id", call_id}, {"tool", tool}, {"denials", sandbox::DenialsToJson(denials)}});
   if (!r.ok()) Warn(r.error());
 }
 
@@ -203,12 +206,13 @@ void SessionBinding::RecordDenial(const std::string& call_id, const std::string&
 namespace sepp::runtime {
 
 void SessionBinding::RecordChildDenial(const std::string& child_session, const std::string& call_id,
-                                       const std::string& tool, const Json& denials) {
+                                       const std::string& tool,
+                                       const std::vector<sandbox::Denial>& denials) {
   std::lock_guard<std::recursive_mutex> lock(impl_->mu);
   if (!impl_->session) return;
   auto r = impl_->session->Append("denial", {{"call_id", call_id},
                                              {"tool", tool},
-                                             {"denials", denials},
+                                             {"denials", sandbox::DenialsToJson(denials)},
                                              {"subagent_session_id", child_session}});
   if (!r.ok()) Warn(r.error());
 }

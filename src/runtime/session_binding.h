@@ -16,6 +16,7 @@
 #include "agent/subagent_tool.h"
 #include "base/result.h"
 #include "llm/message.h"
+#include "sandbox/denial.h"
 
 namespace sepp::runtime {
 
@@ -42,14 +43,15 @@ class SessionBinding {
   void RecordCompaction(const agent::CompactionResult& result);
   // Records what the sandbox refused a tool call (a "denial" entry): the
   // audit trail of every denial. Thread-safe.
-  void RecordDenial(const std::string& call_id, const std::string& tool, const Json& denials);
+  void RecordDenial(const std::string& call_id, const std::string& tool,
+                    const std::vector<sandbox::Denial>& denials);
   // A session for a sub-agent, linked from this one by a "subagent" entry.
   // Thread-safe (parallel sub-agents). Empty id when sessions are off.
   agent::ChildSession OpenChild(const std::string& task, const std::string& agent_name);
   // Records the sandbox denial of a sub-agent's call in this (the parent's)
   // session too: the parent's audit trail names the child session.
   void RecordChildDenial(const std::string& child_session, const std::string& call_id,
-                         const std::string& tool, const Json& denials);
+                         const std::string& tool, const std::vector<sandbox::Denial>& denials);
   // Any other entry (a "model_change", "session_info", "permission" grant).
   void RecordEntry(const std::string& type, const Json& payload);
   // Moves the leaf to entry (a branch) and rebuilds history().

@@ -106,9 +106,19 @@ std::string OtherSummary(const Entry& e) {
     return "model changed to " + (p.empty() ? m : p + "/" + m);
   }
   if (e.type == "denial") {
-    std::string why = Str(d, "reason");
+    // "denials" holds objects with "text" (typed, docs/sessions.md) or, in
+    // older files, plain strings; both read the same.
+    std::string why;
+    if (auto it = d.find("denials"); it != d.end() && it->is_array())
+      for (const auto& x : *it) {
+        const Json* text = x.is_string() ? &x : x.is_object() && x.contains("text") ? &x["text"] : nullptr;
+        if (!text || !text->is_string()) continue;
+        if (!why.empty()) why += "; ";
+        why += text->get<std::string>();
+      }
+    if (why.empty()) why = Str(d, "reason");
     if (why.empty()) why = Str(d, "message");
-    return "denied: " + why;
+    return "denied: " + SanitizeUtf8(why);
   }
   return SanitizeUtf8(e.type);
 }

@@ -206,15 +206,19 @@ TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreReco
     nested.push_back(e);
   };
   runtime_->record_child_denial = [&](const std::string& child, const std::string& call_id,
-                                      const std::string& tool, const Json&) {
+                                      const std::string& tool,
+                                      const std::vector<sandbox::Denial>& ds) {
     std::lock_guard<std::mutex> l(mu);
     parent_denials.push_back(child + "/" + call_id + "/" + tool);
+    for (const auto& d : ds)
+      parent_denials.push_back(std::string(sandbox::DenialKindName(d.kind)) + ": " + d.target);
   };
   std::vector<std::string> child_denials;
   auto open = runtime_->open_child_session;
   runtime_->open_child_session = [&, open](const std::string& task, const std::string& name) {
     ChildSession cs = open(task, name);
-    cs.record_denial = [&](const std::string& call_id, const std::string& tool, const Json&) {
+    cs.record_denial = [&](const std::string& call_id, const std::string& tool,
+                           const std::vector<sandbox::Denial>&) {
       std::lock_guard<std::mutex> l(mu);
       child_denials.push_back(call_id + "/" + tool);
     };
@@ -231,7 +235,7 @@ TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreReco
       tools::ToolResult r;
       r.text = "blocked";
       r.is_error = true;
-      r.details = {{"denied", true}, {"denials", Json::array({"write /etc"})}};
+      r.details = {{"denied", true}, {"denials", Json::array({"/etc/x is outside the workspace, the only place this session may write"})}};
       return r;
     }
   };
@@ -262,7 +266,7 @@ TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreReco
                         "message.completed"})
     EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
   EXPECT_EQ(child_denials, std::vector<std::string>{"k1/refuse"});
-  EXPECT_EQ(parent_denials, std::vector<std::string>{"child-0/k1/refuse"});
+  EXPECT_EQ(parent_denials, (std::vector<std::string>{"child-0/k1/refuse", "write: /etc/x"}));
 }
 
 }  // namespace

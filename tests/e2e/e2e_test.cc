@@ -465,6 +465,111 @@ TEST_P(E2E, SecretsAreDeniedToEveryToolAndEachDenialIsRecorded) {
   EXPECT_GE(denials, 1);
 }
 
+// The session files of this run's home, as parsed JSONL entries.
+std::vector<Json> SessionEntries(const fs::path& home) {
+  std::vector<Json> out;
+  for (const auto& e : fs::recursive_directory_iterator(home / ".sepp"))
+    if (e.is_regular_file() && e.path().extension() == ".jsonl")
+      for (const auto& line : SplitLines(ReadFile(e.path()).value()))
+        if (auto j = ParseJson(line); j.ok()) out.push_back(*j);
+  return out;
+}
+
+// A write outside the workspace (the file tools' guard) and a connection to
+// a live loopback server (the kernel sandbox, net off) are refused, and each
+// refusal arrives typed: in tool.finished's denials and in the session's
+// denial entries. The legitimate write next to them goes through.
+TEST_P(E2E, RefusalsAreTypedInTheEventStreamAndTheSessionFile) {
+  // Not under /tmp: the tools see a private /tmp of their own.
+  fs::path outside = "/etc/sepp-e2e-" + ShortId();
+  std::string connect = "exec 3<>/dev/tcp/127.0.0.1/" + std::to_string(fp_.port()) + " && echo connected";
+  auto r = Sepp({"-p", "go", "--output", "stream-json"},
+                {{{"tool_calls", {ToolCall("write", {{"path", outside.string()}, {"content", "x"}}),
+                                  Bash(connect),
+                                  ToolCall("write", {{"path", "ok.txt"}, {"content", "fine"}})}}},
+                 {{"text", "ok"}}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(outside));
+  auto written = ReadFile(ws_ / "ok.txt");
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(*written, "fine");
+  std::vector<Json> finished;
+  for (const auto& line : SplitLines(r.out))
+    if (auto j = ParseJson(line); j.ok() && (*j)["type"] == "tool.finished") finished.push_back(*j);
+  ASSERT_EQ(finished.size(), 3u) << r.out;
+  auto with_kind = [](const std::vector<Json>& all, const std::string& kind) {
+    std::vector<Json> out;
+    for (const auto& f : all)
+      for (const auto& d : f.value("denials", Json::array()))
+        if (d.value("kind", "") == kind) out.push_back(d);
+    return out;
+  };
+  auto writes = with_kind(finished, "write");
+  ASSERT_EQ(writes.size(), 1u) << r.out;
+  EXPECT_EQ(writes[0].value("target", ""), outside.string());
+  EXPECT_NE(writes[0].value("text", "").find("outside the workspace"), std::string::npos);
+  auto nets = with_kind(finished, "network");
+  ASSERT_EQ(nets.size(), 1u) << r.out;
+  EXPECT_NE(nets[0].value("text", "").find("network access is off"), std::string::npos);
+  int clean = 0;
+  for (const auto& f : finished) {
+    ASSERT_TRUE(f.contains("denials") && f["denials"].is_array()) << f.dump();
+    if (f["denials"].empty()) {
+      ++clean;
+      EXPECT_FALSE(f.value("denied", true));
+      EXPECT_NE(f.value("result", "").find("ok.txt"), std::string::npos) << f.dump();
+    }
+  }
+  EXPECT_EQ(clean, 1);
+  // The details keep the plain strings for older readers.
+  for (const auto& f : finished)
+    if (f.value("denied", false))
+      for (const auto& d : f["details"]["denials"]) EXPECT_TRUE(d.is_string()) << f.dump();
+
+  std::vector<Json> recorded;
+  for (const auto& e : SessionEntries(home_))
+    if (e.value("type", "") == "denial") recorded.push_back(e);
+  ASSERT_EQ(recorded.size(), 2u);
+  auto saved_writes = with_kind(recorded, "write");
+  ASSERT_EQ(saved_writes.size(), 1u);
+  EXPECT_EQ(saved_writes[0].value("target", ""), outside.string());
+  EXPECT_EQ(with_kind(recorded, "network").size(), 1u);
+}
+
+// A session written before denials were typed holds them as strings: it
+// still resumes and renders.
+TEST_P(E2E, AnOldSessionWithStringDenialsStillLoads) {
+  auto first = Sepp({"-p", "go", "--output", "json"},
+                    {{{"tool_calls", {ToolCall("write", {{"path", "/etc/sepp-e2e-old"},
+                                                         {"content", "x"}})}}},
+                     {{"text", "ok"}}});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string id = ParseJson(first.out).value()["session_id"];
+  int rewritten = 0;
+  for (const auto& e : fs::recursive_directory_iterator(home_ / ".sepp")) {
+    if (!e.is_regular_file() || e.path().extension() != ".jsonl") continue;
+    std::string out;
+    for (const auto& line : SplitLines(ReadFile(e.path()).value())) {
+      Json j = ParseJson(line).value();
+      if (j.value("type", "") == "denial") {
+        Json strings = Json::array();
+        for (const auto& d : j["denials"]) strings.push_back(d["text"]);
+        j["denials"] = strings;
+        ++rewritten;
+      }
+      out += j.dump() + "\n";
+    }
+    std::ofstream(e.path(), std::ios::trunc) << out;
+  }
+  ASSERT_EQ(rewritten, 1);
+  auto tree = Sepp({"sessions", "tree", id}, Json::array());
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_NE(tree.out.find("denied: /etc/sepp-e2e-old"), std::string::npos) << tree.out;
+  auto again = Sepp({"-r", id, "-p", "again"}, {{{"text", "resumed"}}});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("resumed"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Apis, E2E, ::testing::Values("anthropic", "openai", "openai-responses"),
                          [](const auto& info) {
                            std::string n = info.param;

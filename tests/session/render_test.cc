@@ -117,6 +117,24 @@ TEST(Render, SummariesAreShortAndValidUtf8) {
   EXPECT_EQ(EntrySummary(e), "user: line one line two");
 }
 
+// Denial entries read the same whether they hold typed objects (today) or
+// the plain strings older sessions wrote.
+TEST(Render, DenialEntriesOldAndTyped) {
+  Entry e;
+  e.type = "denial";
+  e.id = "d";
+  e.set_data(Json{{"call_id", "c1"}, {"tool", "bash"}, {"denials", Json::array({"old words", 5})}});
+  EXPECT_EQ(EntrySummary(e), "denied: old words");
+  e.set_data(Json{{"call_id", "c1"},
+                  {"tool", "write"},
+                  {"denials", Json::array({Json{{"kind", "write"}, {"target", "/x"}, {"text", "typed"}},
+                                           Json{{"kind", "network"}, {"text", "second"}},
+                                           Json{{"kind", "read"}}})}});
+  EXPECT_EQ(EntrySummary(e), "denied: typed; second");
+  e.set_data(Json{{"denials", "not an array"}});
+  EXPECT_EQ(EntrySummary(e), "denied: ");
+}
+
 TEST(Render, JsonlExportReadsBackAsTheSameSession) {
   auto s = MemorySession();
   *s->AppendMessage(UserMessage("q"));
