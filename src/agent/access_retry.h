@@ -42,7 +42,7 @@ class CallMemory {
   struct Call {
     std::string tool;
     Json args;
-    Json denials;
+    std::vector<sandbox::Denial> denials;
   };
   void Remember(const std::string& id, Call call);
   bool Find(const std::string& id, Call* out) const;

@@ -425,8 +425,10 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     result = tools::RunTool(*tool, call.arguments, ctx);
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
     if (config_.permission_gate) {
-      Json denials = result.details.is_object() ? result.details.value("denials", Json()) : Json();
-      past_calls_.Remember(call.id, {call.name, call.arguments, denials});
+      std::vector<sandbox::Denial> denials;
+      if (result.details.is_object() && result.details.contains("denials"))
+        denials = sandbox::DenialsFromJson(result.details["denials"]);
+      past_calls_.Remember(call.id, {call.name, call.arguments, std::move(denials)});
       if (result.details.is_object() && result.details.value("denied", false))
         result.text += "\n[the sandbox refused this call. If the task needs that access, call " +
                        std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +

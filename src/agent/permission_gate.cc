@@ -113,7 +113,7 @@ Json ToJson(const PermissionRequest& r) {
             {"widen", widen},
             {"justification", r.justification},
             {"policy_change", DescribeAsPolicyToml(r.widenings)}};
-  if (!r.denials.is_null()) j["denials"] = r.denials;
+  if (!r.denials.empty()) j["denials"] = sandbox::DenialsToJson(r.denials);
   if (!r.parent_call_id.empty()) j["parent_call_id"] = r.parent_call_id;
   return j;
 }

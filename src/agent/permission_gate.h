@@ -18,6 +18,7 @@
 
 #include "base/cancel.h"
 #include "base/json.h"
+#include "sandbox/denial.h"
 #include "sandbox/policy.h"
 
 namespace sepp::agent {
@@ -39,7 +40,7 @@ struct PermissionRequest {
   Json args;            // that call's arguments (e.g. the command)
   std::vector<Widening> widenings;
   std::string justification;  // the model's words
-  Json denials;               // what the sandbox refused the first time, if known
+  std::vector<sandbox::Denial> denials;  // what the sandbox refused the first time, if known
   std::string parent_call_id;  // set when a sub-agent asks
 };
 

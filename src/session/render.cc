@@ -111,7 +111,9 @@ std::string OtherSummary(const Entry& e) {
     std::string why;
     if (auto it = d.find("denials"); it != d.end() && it->is_array())
       for (const auto& x : *it) {
-        const Json* text = x.is_string() ? &x : x.is_object() && x.contains("text") ? &x["text"] : nullptr;
+        const Json* text = x.is_string()                          ? &x
+                           : x.is_object() && x.contains("text") ? &x["text"]
+                                                                  : nullptr;
         if (!text || !text->is_string()) continue;
         if (!why.empty()) why += "; ";
         why += text->get<std::string>();

@@ -235,7 +235,9 @@ TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreReco
       tools::ToolResult r;
       r.text = "blocked";
       r.is_error = true;
-      r.details = {{"denied", true}, {"denials", Json::array({"/etc/x is outside the workspace, the only place this session may write"})}};
+      r.details = {{"denied", true},
+                   {"denials", Json::array({"/etc/x is outside the workspace, the only place "
+                                            "this session may write"})}};
       return r;
     }
   };
