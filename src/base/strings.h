@@ -18,6 +18,9 @@ std::string SanitizeUtf8(std::string_view text);
 // end inside a UTF-8 sequence.
 size_t Utf8SafePrefix(std::string_view text, size_t max_bytes);
 
+// Appends the UTF-8 encoding of the code point cp to *out.
+void AppendUtf8(char32_t cp, std::string* out);
+
 std::vector<std::string> Split(std::string_view text, char sep);
 std::vector<std::string> SplitLines(std::string_view text);  // drops the '\n's
 std::string_view Trim(std::string_view text);

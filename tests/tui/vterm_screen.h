@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/strings.h"
+
 namespace sepp::front::tui::testing {
 
 class VtermScreen {
@@ -65,23 +67,6 @@ class VtermScreen {
   }
 
  private:
-  static void AppendUtf8(uint32_t cp, std::string* out) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
   static std::string CellsText(const VTermScreenCell* cells, int cols) {
     std::string text;
     for (int col = 0; col < cols;) {
@@ -89,7 +74,7 @@ class VtermScreen {
       if (cell.chars[0] == 0) {
         text += ' ';
       } else {
-        for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i]; ++i) AppendUtf8(cell.chars[i], &text);
+        for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && cell.chars[i]; ++i) sepp::AppendUtf8(cell.chars[i], &text);
       }
       col += cell.width > 0 ? cell.width : 1;
     }

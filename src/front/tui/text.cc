@@ -2,6 +2,8 @@
 
 #include <utf8proc.h>
 
+#include "base/strings.h"
+
 namespace sepp::front::tui {
 namespace {
 
@@ -19,12 +21,6 @@ int32_t Decode(std::string_view text, size_t* pos) {
   }
   *pos += static_cast<size_t>(n);
   return cp;
-}
-
-void AppendUtf8(char32_t cp, std::string* out) {
-  utf8proc_uint8_t buf[4];
-  auto n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(cp), buf);
-  out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
 }
 
 bool IsRegionalIndicator(int32_t cp) { return cp >= 0x1F1E6 && cp <= 0x1F1FF; }
