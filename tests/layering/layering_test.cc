@@ -11,8 +11,8 @@
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"base", 0}, {"net", 1},   {"sandbox", 2}, {"wasm", 1},  {"llm", 2},  {"session", 2},
-    {"tools", 3}, {"ext", 3},  {"agent", 4},   {"runtime", 5}, {"front", 6}, {"app", 7},
+    {"base", 0},  {"net", 1},   {"sandbox", 2}, {"wasm", 1},    {"llm", 2},   {"session", 2},
+    {"tools", 3}, {"agent", 4}, {"ext", 5},     {"runtime", 6}, {"front", 7}, {"app", 8},
 };
 
 TEST(Layering, NoFolderIncludesAHigherOrSiblingLayer) {
