@@ -399,14 +399,26 @@ bool ProcessWithArgExists(const std::string& needle) {
   return false;
 }
 
+// A shell loop that returns once n `sleep` processes inside the sandbox have
+// needle in their command line (no fixed sleep: it polls /proc; the shell and
+// grep carry the needle too, hence the check of the process name).
+std::string CountUntil(const std::string& needle, int n) {
+  return "c=0; until [ $c -ge " + std::to_string(n) +
+         " ]; do c=0; for p in /proc/[0-9]*; do [ \"$(cat $p/comm 2>/dev/null)\" = sleep ] && "
+         "grep -q -- '" + needle + "' $p/cmdline 2>/dev/null && c=$((c+1)); done; done";
+}
+
 TEST_F(SandboxTest, TimeoutKillsTheWholeTreeAndDetachedOrphansDie) {
   policy_.limits.timeout_s = 1;
   // Markers unique to this test process: other test binaries may run at once.
   const std::string mark = "371." + std::to_string(getpid());
   auto start = std::chrono::steady_clock::now();
+  // Both sleepers are seen running inside the sandbox before the time runs
+  // out, so their absence afterwards proves the kill and not a failed start.
   auto r = Sh("(setsid sleep " + mark + " &); nohup sleep " + mark +
-              " >/dev/null 2>&1 & disown; sleep 372");
+              " >/dev/null 2>&1 & disown; " + CountUntil(mark, 2) + "; echo both-running; sleep 372");
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_THAT(r.output, HasSubstr("both-running"));
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(took, 10);
   EXPECT_FALSE(ProcessWithArgExists(mark));
@@ -416,8 +428,8 @@ TEST_F(SandboxTest, TimeoutKillsTheWholeTreeAndDetachedOrphansDie) {
 
 TEST_F(SandboxTest, OrphansDieWhenTheCommandExits) {
   const std::string mark = "373." + std::to_string(getpid());
-  auto r = Sh("(setsid sleep " + mark + " &); echo started");
-  EXPECT_EQ(r.output, "started\n");
+  auto r = Sh("(setsid sleep " + mark + " &); " + CountUntil(mark, 1) + "; echo started");
+  EXPECT_EQ(r.output, "started\n");  // the orphan was running when the command exited
   EXPECT_FALSE(ProcessWithArgExists(mark));
 }
 
