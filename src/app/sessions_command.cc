@@ -130,6 +130,16 @@ std::string OneLine(std::string text, size_t max) {
   return text;
 }
 
+// A folder in a narrow column keeps its end, the part that tells folders
+// apart: "…/work/project" rather than "/home/someone/wor…".
+std::string PathTail(const std::string& path, size_t max) {
+  std::string text = OneLine(path, path.size() + 1);
+  if (text.size() <= max) return text;
+  size_t start = text.size() - (max - 3);  // "…" is three bytes
+  while (start < text.size() && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) ++start;
+  return "…" + text.substr(start);
+}
+
 int List(Stores& stores, bool all) {
   std::string cwd = fs::current_path().string();
   std::vector<SessionSummary> rows;
@@ -152,7 +162,7 @@ int List(Stores& stores, bool all) {
   for (const SessionSummary& s : rows) {
     std::string msgs = std::to_string(s.message_count);
     out += Pad(s.id, 34) + Pad(When(s.modified_ms), 18) + Pad(msgs, 6);
-    if (all) out += Pad(OneLine(s.cwd, 30), 32);
+    if (all) out += Pad(PathTail(s.cwd, 30), 32);
     out += OneLine(s.first_prompt.empty() ? "-" : s.first_prompt, 60) + "\n";
   }
   Print(out);
