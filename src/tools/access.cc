@@ -141,6 +141,10 @@ bool PathGuard::Hidden(const fs::path& path) const {
   return AnyComponent(lexical, roots_, &deny_names_, nullptr);
 }
 
+const PathGuard& GuardOf(const ToolContext& ctx, std::optional<PathGuard>* own) {
+  return ctx.guard ? *ctx.guard : own->emplace(ctx);
+}
+
 ToolResult DeniedResult(const std::string& reason) {
   ToolResult r;
   r.text = reason;
