@@ -88,6 +88,19 @@ int ToolWorker::sandbox_pid() {
   return sandbox_pid_;
 }
 
+void ToolWorker::StartLocked() {
+  state_ = State::kStarting;
+  uint64_t gen = ++generation_;
+  thread_ = std::thread([this, gen] { Serve(gen); });
+}
+
+void ToolWorker::Prepare() {
+  std::lock_guard<std::mutex> lock(mu_);
+  // A sandbox whose worker died is restarted by the next call (which joins
+  // the old thread); nothing to prepare before that.
+  if (state_ == State::kIdle) StartLocked();
+}
+
 bool ToolWorker::EnsureStarted(std::string* why) {
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kFailed && restartable_) {
@@ -109,11 +122,7 @@ bool ToolWorker::EnsureStarted(std::string* why) {
     if (old.joinable()) old.join();
     lock.lock();
   }
-  if (state_ == State::kIdle) {
-    state_ = State::kStarting;
-    uint64_t gen = ++generation_;
-    thread_ = std::thread([this, gen] { Serve(gen); });
-  }
+  if (state_ == State::kIdle) StartLocked();
   cv_.wait(lock, [&] { return state_ != State::kStarting; });
   if (state_ == State::kRunning) return true;
   *why = failure_.empty() ? "the session is ending" : failure_;

@@ -65,6 +65,12 @@ class ToolWorker {
   // call that needs a network, runs in a one-off sandbox of its own instead.
   bool Covers(const std::string& name, const ToolContext& ctx) const;
 
+  // Starts setting up the sandbox, if it is not started yet, without waiting
+  // for it: the agent calls this as soon as the model's reply holds a call
+  // of a tool that runs here, so the set-up overlaps the rest of the reply
+  // and the permission check. A session that calls no tool never pays it.
+  void Prepare();
+
   // Runs the built-in tool in the worker. Never throws.
   ToolResult Call(const std::string& name, const Json& args, ToolContext& ctx);
 
@@ -85,6 +91,7 @@ class ToolWorker {
   // sandbox's pid 1 dies with the thread that started it (PDEATHSIG).
   void Serve(uint64_t gen);
   bool EnsureStarted(std::string* why);
+  void StartLocked();  // from kIdle, with mu_ held
   // Waits, with mu_ held in lock, until pending is done or stop() is true,
   // reading the channel of generation gen itself while no other call does
   // (so the only call in flight reads its own answer: no thread hand-off).

@@ -165,5 +165,23 @@ TEST_F(WorkerTest, AWorkerKilledUnderCallsInFlightFailsThemAndRestartsOnce) {
   EXPECT_TRUE(Contains(all.text, std::to_string(kCalls))) << all.text;
 }
 
+TEST_F(WorkerTest, PrepareStartsTheSandboxOnceAndASessionMayEndWhileItStarts) {
+  worker_->Prepare();
+  worker_->Prepare();  // no second sandbox
+  ToolResult r = Use("bash", {{"command", "echo one >/tmp/one"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  int pid = worker_->sandbox_pid();
+  EXPECT_GT(pid, 0);
+  worker_->Prepare();  // running: nothing to do
+  EXPECT_TRUE(Contains(Use("bash", {{"command", "cat /tmp/one"}}).text, "one"));
+  EXPECT_EQ(worker_->sandbox_pid(), pid);
+  // Ended while its sandbox is being set up: the set-up finishes, and the
+  // sandbox ends with the session (nothing waits or hangs).
+  auto other = std::make_unique<ToolWorker>(policy_, ws_, SEPP_BINARY_DIR "/sepp", false);
+  other->Prepare();
+  other.reset();
+  EXPECT_FALSE(Use("ls", {{"path", "."}}).is_error);
+}
+
 }  // namespace
 }  // namespace sepp::tools
