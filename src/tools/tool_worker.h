@@ -2,9 +2,9 @@
 // session sandbox").
 //
 // One per session (each Agent, sub-agents included, has its own). Cheap to
-// make: the sandbox and its worker (worker_main.h) start at the first call,
-// on a thread of the ToolWorker's own that lives as long as it does (the
-// sandbox dies with the thread that started it). Call() sends a built-in
+// make: the sandbox and its worker (worker_main.h) start at the first call
+// (or at Prepare()), on a thread of the ToolWorker's own that lives as long
+// as the sandbox (which dies with the thread that started it). Call() sends a built-in
 // tool's call to the worker and waits for its result, passing partial output
 // on; a cancel is forwarded to the worker and Call() returns within half a
 // second whatever the worker does. The calling threads read the channel
