@@ -119,6 +119,27 @@ TEST_F(WorkerTest, CancelOfACallThatDoesNotReadTheChannelReturns) {
   EXPECT_TRUE(Contains(Use("bash", {{"command", "echo next"}}).text, "next"));
 }
 
+TEST_F(WorkerTest, ACancelFromAnotherThreadWakesTheCallWaitingOnTheChannel) {
+  // The lone call reads its own answer, blocked on the channel; the cancel
+  // comes from another thread (as the front end's Esc does) and must wake it
+  // there, not only a condition variable nobody waits on.
+  for (int i = 0; i < 3; ++i) {
+    CancelToken cancel;
+    Seen started;
+    ToolResult r;
+    std::thread call([&] {
+      ToolContext ctx = Context(&cancel);
+      ctx.on_output = [&](std::string_view chunk) { started.Add(std::string(chunk), "started"); };
+      r = RunTool(*registry_->Find("bash"), {{"command", "echo started; exec sleep 600"}}, ctx);
+    });
+    started.WaitFor(1);
+    cancel.Cancel();
+    call.join();
+    EXPECT_TRUE(r.is_error) << r.text;
+  }
+  EXPECT_TRUE(Contains(Use("bash", {{"command", "echo next"}}).text, "next"));
+}
+
 TEST_F(WorkerTest, AWorkerKilledUnderCallsInFlightFailsThemAndRestartsOnce) {
   ASSERT_FALSE(Use("bash", {{"command", "echo old >/tmp/old"}}).is_error);
   pid_t init = worker_->sandbox_pid();
