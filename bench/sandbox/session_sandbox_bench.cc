@@ -2,7 +2,8 @@
 // run: a bash call through the worker inside the session's sandbox vs the
 // same bash tool with the sandbox off (a plain fork+exec of bash) and vs
 // today's one-off sandbox per call; a read through the worker vs the read
-// tool in this process; and setting up a session sandbox (to its first
+// tool in this process (with the policy resolved per call, and once, as the
+// worker does); and setting up a session sandbox (to its first
 // answer) vs one launch of `true` under the default policy.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 #include "sandbox/defaults.h"
 #include "sandbox/run.h"
+#include "tools/access.h"
 #include "tools/tool.h"
 #include "tools/tool_worker.h"
 
@@ -40,11 +42,13 @@ tools::ToolRegistry& Tools() {
 }
 
 void Loop(benchmark::State& state, const std::string& tool, const Json& args,
-          const sandbox::Policy& policy, tools::ToolWorker* worker) {
+          const sandbox::Policy& policy, tools::ToolWorker* worker,
+          const tools::PathGuard* guard = nullptr) {
   tools::ToolContext ctx;
   ctx.cwd = Workspace();
   ctx.policy = &policy;
   ctx.worker = worker;
+  ctx.guard = guard;
   for (auto _ : state) {
     tools::ToolResult r = tools::RunTool(*Tools().Find(tool), args, ctx);
     if (r.is_error) {
@@ -73,10 +77,21 @@ void BM_BashSessionSandbox(benchmark::State& state) {
 }
 BENCHMARK(BM_BashSessionSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// The policy's paths resolved anew for the call (as a call in sepp does).
 void BM_ReadInProcess(benchmark::State& state) {
   Loop(state, "read", {{"path", "small.txt"}}, Policy(), nullptr);
 }
 BENCHMARK(BM_ReadInProcess)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The same operation as in the worker, which resolves them once per session.
+void BM_ReadInProcessOneGuard(benchmark::State& state) {
+  sandbox::Policy p = Policy();
+  tools::ToolContext guard_ctx;
+  guard_ctx.policy = &p;
+  tools::PathGuard guard(guard_ctx);
+  Loop(state, "read", {{"path", "small.txt"}}, p, nullptr, &guard);
+}
+BENCHMARK(BM_ReadInProcessOneGuard)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 void BM_ReadViaWorker(benchmark::State& state) {
   sandbox::Policy p = Policy();

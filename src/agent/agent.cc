@@ -117,6 +117,13 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       e.text = std::string(t);
       Emit(e);
     };
+    // The session sandbox is set up at its first tool call; starting it as
+    // soon as the reply holds one overlaps the set-up with the rest of the
+    // reply (a reply without tool calls never starts it).
+    sink.on_tool_call = [&](const llm::ContentBlock& call) {
+      tools::Tool* tool = worker_ ? tools_.Find(call.name) : nullptr;
+      if (tool && tool->runs_in_worker()) worker_->Prepare();
+    };
     sink.on_retry = [&](const std::string& why, int attempt, double delay) {
       Event e(EventType::kRetry);
       e.turn = turn;

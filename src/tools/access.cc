@@ -1,5 +1,10 @@
 #include "tools/access.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <unordered_map>
+
 #include "sandbox/defaults.h"
 
 namespace sepp::tools {
@@ -28,11 +33,50 @@ std::string NoTrailingSlash(std::string p) {
   return p;
 }
 
-std::vector<std::string> RealAll(const std::vector<std::string>& paths) {
+// Real() for many paths at once, as the guard's policy has them: ~60 paths
+// that share a few folders (the home folder, /etc). A folder resolved once
+// is remembered, so a path whose last component is no symlink costs one
+// lstat instead of weakly_canonical's stat per component and readlink per
+// component. The result is weakly_canonical's: the real path of the longest
+// existing prefix, then the rest as spelled; "" when a component cannot be
+// looked up (a loop, too long, no search permission).
+class Resolver {
+ public:
+  std::string Real(const fs::path& p) {
+    if (!Plain(p)) return sepp::tools::Real(p);
+    if (p == p.root_path()) return p.string();
+    std::string key = p.string();
+    if (auto it = known_.find(key); it != known_.end()) return it->second;
+    std::string real;
+    struct stat st;
+    int rc = ::lstat(p.c_str(), &st), err = errno;
+    if (rc == 0 && S_ISLNK(st.st_mode)) {
+      real = sepp::tools::Real(p);  // rare: the whole way, as weakly_canonical
+    } else if (rc == 0 || err == ENOENT || err == ENOTDIR) {  // absent: spelled as given
+      std::string parent = Real(p.parent_path());
+      if (!parent.empty()) real = (fs::path(parent) / p.filename()).string();
+    }
+    known_.emplace(std::move(key), real);
+    return real;
+  }
+
+ private:
+  // Absolute, with no ".", ".." or empty component (those have their own
+  // rules: ".." after a symlink is not lexical).
+  static bool Plain(const fs::path& p) {
+    if (!p.is_absolute()) return false;
+    for (const auto& part : p.relative_path())
+      if (part.empty() || part == "." || part == "..") return false;
+    return true;
+  }
+  std::unordered_map<std::string, std::string> known_;
+};
+
+std::vector<std::string> RealAll(const std::vector<std::string>& paths, Resolver& resolver) {
   std::vector<std::string> out;
   for (const auto& p : paths) {
     out.push_back(NoTrailingSlash(fs::path(p).lexically_normal().string()));
-    std::string r = Real(p);
+    std::string r = resolver.Real(p);
     if (r.empty()) continue;  // only the spelling given
     r = NoTrailingSlash(r);
     if (r != out.back()) out.push_back(r);  // both spellings: the link and its target
@@ -66,14 +110,15 @@ PathGuard::PathGuard(const ToolContext& ctx) {
     p = &fallback;
   }
   enabled_ = p->enabled;
-  read_roots_ = RealAll(p->read_roots);
-  write_roots_ = RealAll(p->write_roots);
+  Resolver resolver;
+  read_roots_ = RealAll(p->read_roots, resolver);
+  write_roots_ = RealAll(p->write_roots, resolver);
   roots_ = read_roots_;
   roots_.insert(roots_.end(), write_roots_.begin(), write_roots_.end());
   deny_names_ = sandbox::NamePatterns(p->deny_paths);
   for (const auto& d : p->deny_paths)
     if (!sandbox::IsNamePattern(d))
-      for (auto& r : RealAll({d})) deny_.push_back(std::move(r));
+      for (auto& r : RealAll({d}, resolver)) deny_.push_back(std::move(r));
   for (const auto& root : p->write_roots)
     for (const auto& rel : p->protected_paths) {
       // The file tools have no business in any git directory: nothing in
@@ -83,7 +128,7 @@ PathGuard::PathGuard(const ToolContext& ctx) {
         continue;
       }
       fs::path abs = fs::path(rel).is_absolute() ? fs::path(rel) : fs::path(root) / rel;
-      for (const auto& s : RealAll({abs.string()})) protected_.push_back(s);
+      for (const auto& s : RealAll({abs.string()}, resolver)) protected_.push_back(s);
     }
 }
 
@@ -139,6 +184,10 @@ bool PathGuard::Hidden(const fs::path& path) const {
   for (const auto& d : deny_)
     if (Under(lexical, d)) return true;
   return AnyComponent(lexical, roots_, &deny_names_, nullptr);
+}
+
+const PathGuard& GuardOf(const ToolContext& ctx, std::optional<PathGuard>* own) {
+  return ctx.guard ? *ctx.guard : own->emplace(ctx);
 }
 
 ToolResult DeniedResult(const std::string& reason) {

@@ -12,6 +12,7 @@
 // disabled), everything is allowed, as for bash.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ class PathGuard {
   std::vector<std::string> roots_;  // read and write roots: name checks start below them
   sandbox::NamePatterns deny_names_{{}};  // "**/NAME" patterns
 };
+
+// ctx.guard when set, else a guard made for this call in *own.
+const PathGuard& GuardOf(const ToolContext& ctx, std::optional<PathGuard>* own);
 
 // The result a tool returns when the guard refuses (is_error, details.denied).
 ToolResult DeniedResult(const std::string& reason);

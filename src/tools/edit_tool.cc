@@ -10,6 +10,7 @@
 // buffers), the text is read from there and written back there, so unsaved
 // changes in the editor are the ones edited.
 #include <algorithm>
+#include <optional>
 #include <cstdio>
 #include <sys/stat.h>
 #include <unordered_map>
@@ -231,7 +232,8 @@ class EditTool : public Tool {
     if (!edits) return ErrorResult(edits.error().message);
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
-    PathGuard guard(ctx);
+    std::optional<PathGuard> own_guard;
+    const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);

@@ -2,6 +2,7 @@
 // ignores (and .git). Results are relative to the working directory (ready
 // to pass to read) and come in walk order, which is sorted.
 #include <sys/stat.h>
+#include <optional>
 
 #include "base/fd.h"
 #include "base/strings.h"
@@ -62,7 +63,8 @@ class FindTool : public Tool {
     if (!glob) return ErrorResult(glob.error().message);
 
     std::filesystem::path root = ResolveToolPath(ctx, path_arg->value_or("."));
-    PathGuard guard(ctx);
+    std::optional<PathGuard> own_guard;
+    const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto why = guard.CheckRead(root); !why.empty()) return DeniedResult(why);
     std::string shown_root = ShowPath(ctx, root);
     struct stat st;

@@ -9,6 +9,7 @@
 // working directory. Patterns are compiled with UTF mode tolerant of invalid
 // UTF-8 in files; match and depth limits stop catastrophic backtracking.
 #include <pcre2.h>
+#include <optional>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -175,7 +176,8 @@ class GrepTool : public Tool {
     if (!matcher) return ErrorResult(matcher.error().message);
 
     std::filesystem::path root = ResolveToolPath(ctx, path_arg->value_or("."));
-    PathGuard guard(ctx);
+    std::optional<PathGuard> own_guard;
+    const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto why = guard.CheckRead(root); !why.empty()) return DeniedResult(why);
     std::string shown_root = ShowPath(ctx, root);
     struct stat st;

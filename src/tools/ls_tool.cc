@@ -2,6 +2,7 @@
 // Hidden entries are listed; .gitignore is not applied (ls shows what is
 // there; find and grep skip ignored files).
 #include <algorithm>
+#include <optional>
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -51,7 +52,8 @@ class LsTool : public Tool {
     if (!limit) return ErrorResult(limit.error().message);
 
     std::filesystem::path dir = ResolveToolPath(ctx, path_arg->value_or("."));
-    PathGuard guard(ctx);
+    std::optional<PathGuard> own_guard;
+    const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto why = guard.CheckRead(dir); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, dir);
     struct stat st;

@@ -69,7 +69,8 @@ class ReadTool : public Tool {
     if (!limit) return ErrorResult(limit.error().message);
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
-    PathGuard guard(ctx);
+    std::optional<PathGuard> own_guard;
+    const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto why = guard.CheckRead(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     if (ctx.file_access && ctx.file_access->reads())

@@ -16,6 +16,7 @@
 namespace sepp::tools {
 
 class FileAccess;
+class PathGuard;
 class ToolWorker;
 
 struct ToolContext {
@@ -38,6 +39,12 @@ struct ToolContext {
   // when set, read, write and edit use it for the directions it offers, in
   // this process (RunTool), after the same PathGuard checks.
   FileAccess* file_access = nullptr;
+  // The file tools' PathGuard (access.h) for ctx.policy, made once and
+  // shared by the calls: resolving the policy's ~60 paths is most of a small
+  // call's cost. The tool worker sets it (its policy and the kernel's view
+  // of the paths are fixed when the session sandbox is set up); null: each
+  // call resolves the policy anew.
+  const PathGuard* guard = nullptr;
 };
 
 struct ToolResult {

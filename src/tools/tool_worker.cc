@@ -1,7 +1,11 @@
 #include "tools/tool_worker.h"
 
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 
 #include "base/cancel.h"
@@ -20,6 +24,7 @@ fs::path worker_exe;
 // How long a cancelled call waits for the worker's own answer (bash reports
 // what the command printed before it was killed) before it returns anyway.
 constexpr auto kCancelGrace = std::chrono::milliseconds(500);
+using Clock = std::chrono::steady_clock;
 
 ToolResult Failure(std::string text) {
   ToolResult r;
@@ -60,7 +65,9 @@ ToolWorker::~ToolWorker() {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kRunning || state_ == State::kStarting) state_ = State::kStopping;
     // The worker reads EOF and exits; our reader thread sees EOF and ends.
+    // A call that reads it sees EOF too.
     if (channel_ >= 0) shutdown(channel_, SHUT_RDWR);
+    cv_.notify_all();  // the sandbox's thread ends
   }
   if (thread_.joinable()) thread_.join();
   sandbox_.reset();  // kills pid 1 of the sandbox, and with it everything in it
@@ -81,13 +88,24 @@ int ToolWorker::sandbox_pid() {
   return sandbox_pid_;
 }
 
+void ToolWorker::StartLocked() {
+  state_ = State::kStarting;
+  uint64_t gen = ++generation_;
+  thread_ = std::thread([this, gen] { Serve(gen); });
+}
+
+void ToolWorker::Prepare() {
+  std::lock_guard<std::mutex> lock(mu_);
+  // A sandbox whose worker died is restarted by the next call (which joins
+  // the old thread); nothing to prepare before that.
+  if (state_ == State::kIdle) StartLocked();
+}
+
 bool ToolWorker::EnsureStarted(std::string* why) {
   std::unique_lock<std::mutex> lock(mu_);
   if (state_ == State::kFailed && restartable_) {
     // The worker died (killed, out of memory): this call gets a fresh
-    // sandbox. The old one is gone already (its pid 1 ends with the worker);
-    // its reader thread has nothing left to do but return.
-    if (thread_.joinable()) thread_.join();
+    // sandbox. The old one is gone already (its pid 1 ends with the worker).
     // Kept, not destroyed: a call that raced with the death may still write
     // to its channel, which must stay this dead socket (a closed descriptor
     // number could by now name another file).
@@ -97,19 +115,36 @@ bool ToolWorker::EnsureStarted(std::string* why) {
     failure_.clear();
     restartable_ = false;
     state_ = State::kIdle;
+    // Its thread has nothing left to do but return (it waits for mu_, so it
+    // is joined without mu_ held).
+    std::thread old = std::move(thread_);
+    lock.unlock();
+    if (old.joinable()) old.join();
+    lock.lock();
   }
-  if (state_ == State::kIdle) {
-    state_ = State::kStarting;
-    thread_ = std::thread([this] { Serve(); });
-  }
+  if (state_ == State::kIdle) StartLocked();
   cv_.wait(lock, [&] { return state_ != State::kStarting; });
   if (state_ == State::kRunning) return true;
   *why = failure_.empty() ? "the session is ending" : failure_;
   return false;
 }
 
-void ToolWorker::FailAll(const std::string& why, bool restartable) {
+void ToolWorker::Fail(const std::string& why) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kStarting) state_ = State::kFailed;
+  if (failure_.empty()) failure_ = why;
+  cv_.notify_all();
+}
+
+bool ToolWorker::Current(uint64_t gen) const {
+  // Stopping: the session ends with calls in flight; they fail as for a
+  // death, and the state stays kStopping.
+  return gen == generation_ && (state_ == State::kRunning || state_ == State::kStopping);
+}
+
+void ToolWorker::FailAll(uint64_t gen, const std::string& why, bool restartable) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!Current(gen)) return;  // a sandbox that failed already, or was replaced
   if (state_ != State::kStopping) state_ = State::kFailed;
   restartable_ = restartable;
   if (failure_.empty()) failure_ = why;
@@ -121,66 +156,112 @@ void ToolWorker::FailAll(const std::string& why, bool restartable) {
   cv_.notify_all();
 }
 
-void ToolWorker::Serve() {
+void ToolWorker::Serve(uint64_t gen) {
+  if (!wake_.valid()) {  // only this thread sets it, before any call waits
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd < 0) {
+      Fail("cannot make the eventfd that wakes a waiting call: " + ErrnoText(errno));
+      return;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    wake_ = UniqueFd(fd);
+  }
   auto started = sandbox::SessionSandbox::Start(exe_, {kToolWorkerCommand}, policy_, cwd_);
   if (!started.ok()) {
-    FailAll(started.error().message, false);
+    Fail(started.error().message);
     return;
   }
   int channel = (*started)->channel();
   Status hello = WriteFrame(channel, {{"type", "hello"},
                                       {"policy", PolicyToJson(policy_)},
                                       {"cwd", cwd_.string()}});
+  std::unique_lock<std::mutex> lock(mu_);
+  sandbox_ = std::move(*started);
+  sandbox_pid_ = sandbox_->pid();
+  channel_ = channel;
+  if (state_ == State::kStarting) state_ = hello.ok() ? State::kRunning : State::kFailed;
+  if (!hello.ok()) failure_ = "the tool worker did not take its first message: " +
+                              hello.error().message;
+  if (state_ == State::kStopping) shutdown(channel_, SHUT_RDWR);
+  cv_.notify_all();
+  // The calls read the channel themselves (Await); this thread only keeps
+  // the sandbox alive until it fails or the session ends.
+  cv_.wait(lock, [&] { return state_ != State::kRunning || generation_ != gen; });
+}
+
+void ToolWorker::ChannelFailed(uint64_t gen, const Error& error) {
+  std::string err;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    sandbox_ = std::move(*started);
-    sandbox_pid_ = sandbox_->pid();
-    channel_ = channel;
-    if (state_ == State::kStarting) state_ = hello.ok() ? State::kRunning : State::kFailed;
-    if (!hello.ok()) failure_ = "the tool worker did not take its first message: " +
-                                hello.error().message;
-    if (state_ == State::kStopping) shutdown(channel_, SHUT_RDWR);
-    cv_.notify_all();
+    if (!Current(gen)) return;  // seen already
+    if (sandbox_) err = sandbox_->TakeStderr();
   }
-  for (;;) {
-    auto frame = ReadFrame(channel);
-    if (!frame.ok()) {
-      bool exited = frame.error().kind == "eof";
-      std::string why = exited ? "the session sandbox's tool worker exited" : frame.error().message;
-      std::string err;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (sandbox_) err = sandbox_->TakeStderr();
-      }
-      if (!err.empty()) why += " (" + err.substr(0, 2000) + ")";
-      if (exited) why += "; the next call starts a fresh session sandbox (with a new /tmp)";
-      FailAll(why, exited);
+  bool exited = error.kind == "eof";
+  std::string why = exited ? "the session sandbox's tool worker exited" : error.message;
+  if (!err.empty()) why += " (" + err.substr(0, 2000) + ")";
+  if (exited) why += "; the next call starts a fresh session sandbox (with a new /tmp)";
+  FailAll(gen, why, exited);
+}
+
+void ToolWorker::ReadOne(int channel, uint64_t gen, int poll_ms) {
+  struct pollfd fds[2] = {{channel, POLLIN, 0}, {wake_.get(), POLLIN, 0}};
+  int ready = poll(fds, 2, poll_ms);
+  if (ready <= 0) return;  // the time is up (or EINTR): the caller looks again
+  if (fds[1].revents & POLLIN) {
+    uint64_t n;
+    (void)!read(wake_.get(), &n, sizeof n);  // a cancel: the caller looks
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) return;
+  }
+  if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) return;
+  auto frame = ReadFrame(channel);
+  if (!frame.ok()) return ChannelFailed(gen, frame.error());
+  auto reply = ParseWorkerReply(std::move(*frame));
+  if (!reply.ok())
+    return FailAll(gen, "the tool worker broke the protocol: " + reply.error().message, false);
+  std::shared_ptr<Pending> p;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(reply->id);
+    if (it == pending_.end()) return;  // a call that was cancelled and returned
+    p = it->second;
+    if (reply->kind == WorkerReply::Kind::kResult) {
+      p->result.text = std::move(reply->text);
+      p->result.is_error = reply->is_error;
+      p->result.truncated = reply->truncated;
+      p->result.details = std::move(reply->details);
+      p->done = true;
+      pending_.erase(it);
+      cv_.notify_all();
       return;
     }
-    auto reply = ParseWorkerReply(*frame);
-    if (!reply.ok()) {
-      FailAll("the tool worker broke the protocol: " + reply.error().message, false);
-      return;
+  }
+  // Without mu_: the callback may cancel, which takes it.
+  std::lock_guard<std::mutex> lock(p->output_mu);
+  if (!p->closed && p->on_output) p->on_output(reply->text);
+}
+
+template <typename Stop>
+void ToolWorker::Await(std::unique_lock<std::mutex>& lock, Pending& pending, int channel,
+                       uint64_t gen, Stop stop, std::optional<Clock::time_point> deadline) {
+  while (!pending.done && !stop()) {
+    int poll_ms = -1;
+    if (deadline) {
+      auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+      if (left.count() <= 0) return;
+      poll_ms = static_cast<int>(left.count());
     }
-    std::shared_ptr<Pending> p;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = pending_.find(reply->id);
-      if (it == pending_.end()) continue;  // a call that was cancelled and returned
-      p = it->second;
-      if (reply->kind == WorkerReply::Kind::kResult) {
-        p->result.text = std::move(reply->text);
-        p->result.is_error = reply->is_error;
-        p->result.truncated = reply->truncated;
-        p->result.details = std::move(reply->details);
-        p->done = true;
-        pending_.erase(it);
-        cv_.notify_all();
-        continue;
-      }
+    if (!reading_ && Current(gen)) {
+      reading_ = true;
+      lock.unlock();
+      ReadOne(channel, gen, poll_ms);
+      lock.lock();
+      reading_ = false;
+      cv_.notify_all();  // a waiting call may take the channel over
+    } else if (deadline) {
+      cv_.wait_until(lock, *deadline);
+    } else {
+      cv_.wait(lock);  // another call reads, and wakes us with our answer
     }
-    std::lock_guard<std::mutex> lock(p->output_mu);
-    if (!p->closed && p->on_output) p->on_output(reply->text);
   }
 }
 
@@ -199,7 +280,8 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
     }
   } close_output{pending};
   int64_t id;
-  int channel;  // this sandbox's, even if a later call replaces it
+  int channel;   // this sandbox's, even if a later call replaces it
+  uint64_t gen;  // and its generation
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ != State::kRunning)
@@ -208,6 +290,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
     id = next_id_++;
     pending_[id] = shared;
     channel = channel_;
+    gen = generation_;
   }
   Json call = {{"type", "call"},     {"id", id},
                {"tool", name},       {"args", args},
@@ -219,6 +302,9 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
     sent = WriteFrame(channel, call);
   }
   if (!sent.ok()) {
+    // Nobody reads the channel while no call is in flight, so this write
+    // may be the first to see that the worker is gone.
+    if (sent.error().kind == "eof") ChannelFailed(gen, sent.error());
     std::lock_guard<std::mutex> lock(mu_);
     pending_.erase(id);
     if (pending.done) return pending.result;
@@ -228,12 +314,14 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
   std::unique_ptr<CancelToken::Registration> reg;
   if (ctx.cancel)
     reg = ctx.cancel->OnCancel([this] {
+      uint64_t one = 1;
+      (void)!write(wake_.get(), &one, sizeof one);  // the call reading the channel
       std::lock_guard<std::mutex> lock(mu_);
-      cv_.notify_all();
+      cv_.notify_all();  // the calls waiting for it
     });
   std::unique_lock<std::mutex> lock(mu_);
   auto cancelled = [&] { return ctx.cancel && ctx.cancel->cancelled(); };
-  cv_.wait(lock, [&] { return pending.done || cancelled(); });
+  Await(lock, pending, channel, gen, cancelled, std::nullopt);
   if (!pending.done) {
     lock.unlock();
     {
@@ -241,7 +329,7 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
       (void)WriteFrame(channel, {{"type", "cancel"}, {"id", id}});
     }
     lock.lock();
-    cv_.wait_for(lock, kCancelGrace, [&] { return pending.done; });
+    Await(lock, pending, channel, gen, [] { return false; }, Clock::now() + kCancelGrace);
     if (!pending.done) {
       // The worker is stuck in the call; it stays stuck inside the sandbox,
       // which ends with the session. Nothing more of it reaches us.

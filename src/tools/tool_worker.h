@@ -2,12 +2,16 @@
 // session sandbox").
 //
 // One per session (each Agent, sub-agents included, has its own). Cheap to
-// make: the sandbox and its worker (worker_main.h) start at the first call,
-// on a thread of the ToolWorker's own that lives as long as it does (the
-// sandbox dies with the thread that started it). Call() sends a built-in
+// make: the sandbox and its worker (worker_main.h) start at the first call
+// (or at Prepare()), on a thread of the ToolWorker's own that lives as long
+// as the sandbox (which dies with the thread that started it). Call() sends a built-in
 // tool's call to the worker and waits for its result, passing partial output
 // on; a cancel is forwarded to the worker and Call() returns within half a
-// second whatever the worker does. Destroying the ToolWorker ends the
+// second whatever the worker does. The calling threads read the channel
+// themselves, one at a time (the reader hands out the answers and output of
+// the other calls in flight), so a lone call reads its own answer with no
+// thread in between; with no call in flight nobody reads, and a worker that
+// died meanwhile is seen by the next call's write or read. Destroying the ToolWorker ends the
 // sandbox: every process in it is killed and its private /tmp is gone.
 //
 // If the sandbox cannot be set up, every call fails with an error that says
@@ -15,17 +19,21 @@
 // and the next one starts a fresh sandbox. Nothing ever falls back to
 // running unconfined.
 #pragma once
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/fd.h"
 #include "base/json.h"
+#include "base/result.h"
 #include "sandbox/policy.h"
 #include "tools/tool.h"
 
@@ -57,6 +65,12 @@ class ToolWorker {
   // call that needs a network, runs in a one-off sandbox of its own instead.
   bool Covers(const std::string& name, const ToolContext& ctx) const;
 
+  // Starts setting up the sandbox, if it is not started yet, without waiting
+  // for it: the agent calls this as soon as the model's reply holds a call
+  // of a tool that runs here, so the set-up overlaps the rest of the reply
+  // and the permission check. A session that calls no tool never pays it.
+  void Prepare();
+
   // Runs the built-in tool in the worker. Never throws.
   ToolResult Call(const std::string& name, const Json& args, ToolContext& ctx);
 
@@ -73,10 +87,30 @@ class ToolWorker {
     bool closed = false;
     std::function<void(std::string_view)> on_output;
   };
-  void Serve();
+  // Sets up the sandbox (generation gen), then lives as long as it: the
+  // sandbox's pid 1 dies with the thread that started it (PDEATHSIG).
+  void Serve(uint64_t gen);
   bool EnsureStarted(std::string* why);
-  // restartable: the worker died after starting; the next call restarts it.
-  void FailAll(const std::string& why, bool restartable);
+  void StartLocked();  // from kIdle, with mu_ held
+  // Waits, with mu_ held in lock, until pending is done or stop() is true,
+  // reading the channel of generation gen itself while no other call does
+  // (so the only call in flight reads its own answer: no thread hand-off).
+  // With a deadline, it returns then at the latest.
+  template <typename Stop>
+  void Await(std::unique_lock<std::mutex>& lock, Pending& pending, int channel, uint64_t gen,
+             Stop stop, std::optional<std::chrono::steady_clock::time_point> deadline);
+  // Reads and dispatches one frame, or returns on a wake (a cancel) or
+  // after poll_ms. Called without mu_, by the call that holds reading_.
+  void ReadOne(int channel, uint64_t gen, int poll_ms);
+  // The channel of generation gen broke (EOF, an error, a failed write).
+  void ChannelFailed(uint64_t gen, const Error& error);
+  // The set-up failed (before any call was sent): for good.
+  void Fail(const std::string& why);
+  // Whether generation gen is the sandbox the calls use (mu_ held).
+  bool Current(uint64_t gen) const;
+  // The running sandbox of generation gen failed: every call in flight
+  // fails with why. restartable: the worker died; the next call restarts it.
+  void FailAll(uint64_t gen, const std::string& why, bool restartable);
 
   const sandbox::Policy policy_;
   const std::filesystem::path cwd_, exe_;
@@ -90,6 +124,11 @@ class ToolWorker {
   std::vector<std::unique_ptr<sandbox::SessionSandbox>> retired_;  // ones whose worker died
   int channel_ = -1;
   int sandbox_pid_ = 0;
+  uint64_t generation_ = 0;  // of the sandbox: a restart makes a new one
+  bool reading_ = false;     // a call is reading the channel
+  // Written by a cancel to wake the call that waits on the channel (which
+  // may not be the cancelled one).
+  UniqueFd wake_;
   std::thread thread_;
   int64_t next_id_ = 1;
   std::map<int64_t, std::shared_ptr<Pending>> pending_;

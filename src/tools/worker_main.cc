@@ -1,8 +1,10 @@
-// One reader thread takes frames from sepp; every call runs on a thread of
-// its own (calls of one batch run in parallel, as they would in sepp; idle
-// threads are kept for the next calls) with its own CancelToken, which a
-// "cancel" frame fires. Writes of frames are
-// serialised by one mutex.
+// Threads take turns as the reader of sepp's frames (leader/follower): the
+// thread that reads a call hands the reader's turn to an idle thread (or a
+// new one) and runs the call itself, so a call starts at once instead of
+// waiting for another thread to be woken and scheduled; the wake-up of the
+// next reader overlaps the call. Calls of one batch still run in parallel,
+// as they would in sepp, each with its own CancelToken, which a "cancel"
+// frame fires. Writes of frames are serialised by one mutex.
 #include "tools/worker_main.h"
 
 #include <signal.h>
@@ -11,7 +13,6 @@
 
 #include <cerrno>
 #include <condition_variable>
-#include <optional>
 #include <vector>
 #include <cstdio>
 #include <map>
@@ -21,6 +22,7 @@
 
 #include "base/secrets.h"
 #include "sandbox/run.h"
+#include "tools/access.h"
 #include "tools/tool.h"
 #include "tools/worker_protocol.h"
 
@@ -42,86 +44,94 @@ constexpr int kChannel = 0;
 
 class Worker {
  public:
-  explicit Worker(sandbox::Policy policy) : policy_(std::move(policy)), tools_(MakeBuiltinTools()) {}
+  explicit Worker(sandbox::Policy policy)
+      : policy_(std::move(policy)), guard_(GuardContext(policy_)), tools_(MakeBuiltinTools()) {}
 
-  int Serve() {
-    for (;;) {
-      auto frame = ReadFrame(kChannel);
-      if (!frame.ok()) break;
-      const Json& m = *frame;
-      auto type = m.find("type");
-      auto id = m.find("id");
-      if (type == m.end() || !type->is_string() || id == m.end() || !id->is_number_integer())
-        continue;  // nothing sepp sends; ignored
-      if (*type == "call") {
-        StartCall(m);
-      } else if (*type == "cancel") {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (auto it = running_.find(id->get<int64_t>()); it != running_.end()) it->second->Cancel();
-      }
-    }
-    // sepp is gone or broke the protocol: end now, the init ends the rest.
-    _exit(0);
+  // The main thread is the first reader. It never returns (the reader that
+  // reads EOF ends the process), so main() cannot end under running calls.
+  [[noreturn]] void Serve() {
+    ReadAndRun(/*may_retire=*/false);
+    for (;;) pause();  // unreachable: the main thread never retires
   }
 
  private:
+  static ToolContext GuardContext(const sandbox::Policy& policy) {
+    ToolContext ctx;
+    ctx.policy = &policy;
+    return ctx;
+  }
+
   void Send(const Json& m) {
     std::lock_guard<std::mutex> lock(write_mu_);
     (void)WriteFrame(kChannel, m);
   }
 
-  struct Job {
-    Json message;
-    int64_t id;
-    std::shared_ptr<CancelToken> token;
-  };
-
-  // A call goes to an idle thread, handed over to it alone; a new thread is
-  // made only when none is idle (a call may block for as long as bash runs),
-  // and up to kIdleThreads wait for the next calls, so a call usually costs
-  // no thread creation.
+  // An idle thread waits until it is given the reader's turn.
   struct Idle {
     std::condition_variable cv;
-    std::optional<Job> job;
+    bool reader = false;
   };
 
-  void StartCall(const Json& m) {
-    int64_t id = m["id"].get<int64_t>();
-    Job job{m, id, std::make_shared<CancelToken>()};
-    std::lock_guard<std::mutex> lock(mu_);
-    running_[id] = job.token;
+  // Runs while holding the reader's turn. Returns only when this thread
+  // retires (kIdleThreads others are idle already); may_retire is false for
+  // the main thread.
+  void ReadAndRun(bool may_retire) {
+    Idle self;
+    for (;;) {
+      auto frame = ReadFrame(kChannel);
+      // sepp is gone or broke the protocol: end now, the init ends the rest.
+      if (!frame.ok()) _exit(0);
+      Json& m = *frame;
+      auto type = m.find("type");
+      auto id = m.find("id");
+      if (type == m.end() || !type->is_string() || id == m.end() || !id->is_number_integer())
+        continue;  // nothing sepp sends; ignored
+      int64_t call_id = id->get<int64_t>();
+      if (*type == "cancel") {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (auto it = running_.find(call_id); it != running_.end()) it->second->Cancel();
+        continue;
+      }
+      if (*type != "call") continue;
+      auto token = std::make_shared<CancelToken>();
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        // Registered before the next frame is read: a cancel that follows
+        // this call finds it.
+        running_[call_id] = token;
+        PassReaderTurn();
+      }
+      Finish(m, call_id, *token);
+      std::unique_lock<std::mutex> lock(mu_);
+      running_.erase(call_id);
+      if (may_retire && idle_.size() >= kIdleThreads) return;
+      idle_.push_back(&self);
+      self.cv.wait(lock, [&] { return self.reader; });
+      self.reader = false;
+    }
+  }
+
+  // Gives the reader's turn to an idle thread, or to a new one when none is
+  // idle (a call may block for as long as bash runs). Called with mu_ held.
+  void PassReaderTurn() {
     if (!idle_.empty()) {
       Idle* t = idle_.back();
       idle_.pop_back();
-      t->job = std::move(job);
+      t->reader = true;
       t->cv.notify_one();
     } else {
-      std::thread([this, job = std::move(job)]() mutable { RunJobs(std::move(job)); }).detach();
+      std::thread([this] { ReadAndRun(/*may_retire=*/true); }).detach();
     }
   }
 
-  void RunJobs(Job job) {
-    Idle self;
-    for (;;) {
-      Finish(job);
-      std::unique_lock<std::mutex> lock(mu_);
-      running_.erase(job.id);
-      if (idle_.size() >= kIdleThreads) return;
-      idle_.push_back(&self);
-      self.cv.wait(lock, [&] { return self.job.has_value(); });
-      job = std::move(*self.job);
-      self.job.reset();
-    }
-  }
-
-  void Finish(const Job& job) {
-    Json reply = {{"type", "result"}, {"id", job.id}};
+  void Finish(Json& message, int64_t id, CancelToken& token) {
+    Json reply = {{"type", "result"}, {"id", id}};
     try {
-      ToolResult r = RunOne(job.message, job.id, *job.token);
-      reply["text"] = r.text;
+      ToolResult r = RunOne(message, id, token);
+      reply["text"] = std::move(r.text);
       reply["is_error"] = r.is_error;
       reply["truncated"] = r.truncated;
-      if (!r.details.is_null()) reply["details"] = r.details;
+      if (!r.details.is_null()) reply["details"] = std::move(r.details);
     } catch (const std::exception& e) {
       reply["text"] = std::string("the tool worker failed: ") + e.what();
       reply["is_error"] = true;
@@ -146,6 +156,7 @@ class Worker {
     ctx.output_dir = "/tmp/sepp-" + std::to_string(geteuid()) + "-output";
     ctx.cancel = &token;
     ctx.policy = &policy_;
+    ctx.guard = &guard_;
     if (m.value("stream", false))
       ctx.on_output = [this, id](std::string_view chunk) {
         Send({{"type", "output"}, {"id", id}, {"text", std::string(chunk)}});
@@ -155,7 +166,10 @@ class Worker {
     return RunTool(*tool, it != m.end() ? *it : kEmpty, ctx);
   }
 
-  sandbox::Policy policy_;
+  const sandbox::Policy policy_;
+  // One for the session: the policy and the paths as this sandbox sees
+  // them (its mount plan and Landlock rules) are fixed at its set-up.
+  const PathGuard guard_;
   std::unique_ptr<ToolRegistry> tools_;
   static constexpr size_t kIdleThreads = 8;
   std::mutex mu_, write_mu_;
@@ -195,7 +209,7 @@ int ToolWorkerMain() {
   if (policy.enabled)
     for (const char* own : {"/tmp", "/dev/shm"}) policy.write_roots.push_back(own);
   Worker worker(std::move(policy));
-  return worker.Serve();
+  worker.Serve();
 }
 
 }  // namespace sepp::tools

@@ -1,6 +1,7 @@
 #include "tools/worker_protocol.h"
 
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,20 +40,28 @@ Status WriteFrame(int fd, const Json& message) {
     return Error::Make("a tool worker message of " + std::to_string(body.size()) +
                        " bytes is over the limit of " + std::to_string(kMaxFrameBytes));
   uint32_t n = static_cast<uint32_t>(body.size());
-  std::string frame;
-  frame.reserve(4 + body.size());
-  frame.push_back(static_cast<char>(n >> 24));
-  frame.push_back(static_cast<char>(n >> 16));
-  frame.push_back(static_cast<char>(n >> 8));
-  frame.push_back(static_cast<char>(n));
-  frame += body;
-  // send with MSG_NOSIGNAL: a dead peer is an error here, never a SIGPIPE
-  // that ends the whole process.
-  size_t off = 0;
-  while (off < frame.size()) {
-    ssize_t w = ::send(fd, frame.data() + off, frame.size() - off, MSG_NOSIGNAL);
+  unsigned char head[4] = {static_cast<unsigned char>(n >> 24), static_cast<unsigned char>(n >> 16),
+                           static_cast<unsigned char>(n >> 8), static_cast<unsigned char>(n)};
+  // Header and body in one sendmsg (no copy of the body into a frame, one
+  // wake-up of the reader); MSG_NOSIGNAL: a dead peer is an error here,
+  // never a SIGPIPE that ends the whole process.
+  size_t total = sizeof head + body.size(), off = 0;
+  while (off < total) {
+    struct iovec iov[2];
+    int count = 0;
+    if (off < sizeof head) iov[count++] = {head + off, sizeof head - off};
+    size_t body_off = off < sizeof head ? 0 : off - sizeof head;
+    iov[count++] = {body.data() + body_off, body.size() - body_off};
+    struct msghdr msg = {};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = static_cast<size_t>(count);
+    ssize_t w = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return Error::Make("writing to the tool worker connection: " + ErrnoText(errno));
+    if (w < 0) {
+      int e = errno;
+      return Error::Make("writing to the tool worker connection: " + ErrnoText(e),
+                         e == EPIPE || e == ECONNRESET ? "eof" : "");
+    }
     off += static_cast<size_t>(w);
   }
   return Ok();
@@ -79,7 +88,7 @@ Result<Json> ReadFrame(int fd) {
   return std::move(*j);
 }
 
-Result<WorkerReply> ParseWorkerReply(const Json& m) {
+Result<WorkerReply> ParseWorkerReply(Json m) {
   WorkerReply r;
   auto type = m.find("type");
   if (type == m.end() || !type->is_string()) return Error::Make("a worker frame has no \"type\"");
@@ -95,7 +104,7 @@ Result<WorkerReply> ParseWorkerReply(const Json& m) {
   auto text = m.find("text");
   if (text != m.end() && !text->is_string())
     return Error::Make("a worker frame's \"text\" is not a string");
-  if (text != m.end()) r.text = text->get<std::string>();
+  if (text != m.end()) r.text = std::move(text->get_ref<std::string&>());
   for (auto [key, out] : {std::pair{"is_error", &r.is_error}, std::pair{"truncated", &r.truncated}}) {
     auto b = m.find(key);
     if (b == m.end()) continue;
@@ -105,7 +114,7 @@ Result<WorkerReply> ParseWorkerReply(const Json& m) {
   }
   if (auto d = m.find("details"); d != m.end()) {
     if (!d->is_object()) return Error::Make("a worker frame's \"details\" is not an object");
-    r.details = *d;
+    r.details = std::move(*d);
   }
   return r;
 }

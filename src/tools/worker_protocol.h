@@ -27,7 +27,8 @@ namespace sepp::tools {
 inline constexpr size_t kMaxFrameBytes = 64u << 20;
 
 // Writes one frame (all of it, retrying short writes) to a socket, without
-// SIGPIPE. Not thread-safe: the caller serialises writers.
+// SIGPIPE. Error kind "eof" when the peer has closed its end (or died). Not
+// thread-safe: the caller serialises writers.
 Status WriteFrame(int fd, const Json& message);
 
 // Reads one frame. Error kind "eof" when the peer closed (or died, resetting
@@ -37,7 +38,7 @@ Result<Json> ReadFrame(int fd);
 
 // A frame from the worker, checked field by field: the worker runs inside
 // the sandbox, so sepp treats what it sends as outside input. An error
-// names what was wrong.
+// names what was wrong. Takes the frame by value to move its text out.
 struct WorkerReply {
   enum class Kind { kOutput, kResult } kind = Kind::kResult;
   int64_t id = 0;
@@ -46,7 +47,7 @@ struct WorkerReply {
   bool truncated = false;
   Json details;
 };
-Result<WorkerReply> ParseWorkerReply(const Json& frame);
+Result<WorkerReply> ParseWorkerReply(Json frame);
 
 Json PolicyToJson(const sandbox::Policy& policy);
 sandbox::Policy PolicyFromJson(const Json& j);

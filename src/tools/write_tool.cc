@@ -6,6 +6,7 @@
 // With a front end's file access (file_access.h) the content goes there
 // instead (an editor's buffer), after the same checks.
 #include <sys/stat.h>
+#include <optional>
 
 #include "base/fd.h"
 #include "base/file.h"
@@ -60,7 +61,8 @@ class WriteTool : public Tool {
                          " names a folder; give the path of a file.");
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
-    PathGuard guard(ctx);
+    std::optional<PathGuard> own_guard;
+    const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);

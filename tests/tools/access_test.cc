@@ -62,6 +62,30 @@ TEST_F(AccessTest, ASymlinkInTheWorkspaceDoesNotLeadOut) {
   EXPECT_EQ(ReadFile(secrets_.path() / "id_rsa").value(), "PRIVATE KEY");
 }
 
+// The guard resolves the policy's paths folder by folder, remembering each
+// (access.cc, Resolver): every shape of link must still lead to the target.
+TEST_F(AccessTest, DenyPathsSpelledThroughLinksAreDeniedAtTheirTargets) {
+  const fs::path out = outside_.path();
+  outside_.Write("real/keys/k.txt", "KEY UNDER A LINKED FOLDER");
+  outside_.Write("real/chain.txt", "KEY AT THE END OF A CHAIN");
+  outside_.Write("real/later.txt", "KEY NAMED BY ITS LINK");
+  outside_.Write("real/other.txt", "neighbour text");
+  fs::create_symlink(out / "real", out / "linkdir");
+  fs::create_symlink(out / "real/chain.txt", out / "l2");
+  fs::create_symlink(out / "l2", out / "l1");
+  for (const char* d : {"linkdir/keys", "l1", "linkdir/later.txt", "linkdir/./missing/x"})
+    policy_.deny_paths.push_back((out / d).string());
+  for (const char* target : {"real/keys/k.txt", "real/chain.txt", "real/later.txt",
+                             "linkdir/keys/k.txt", "l2", "l1"}) {
+    ToolResult r = Run("read", {{"path", (out / target).string()}});
+    EXPECT_TRUE(r.is_error) << target;
+    EXPECT_NE(r.text.find("secret location"), std::string::npos) << target << ": " << r.text;
+    EXPECT_EQ(r.text.find("KEY"), std::string::npos) << target;
+  }
+  ToolResult ok = Run("read", {{"path", (out / "linkdir/other.txt").string()}});
+  EXPECT_NE(ok.text.find("neighbour text"), std::string::npos) << ok.text;
+}
+
 TEST_F(AccessTest, WritesStayInTheWorkspaceAndOffProtectedPaths) {
   ToolResult out = Run("write", {{"path", (outside_.path() / "x.txt").string()}, {"content", "x"}});
   EXPECT_TRUE(out.is_error);
