@@ -120,8 +120,10 @@ class Parser {
         return Fail(l, "the list opened with '[' is not closed on this line (write it on one "
                        "line, or as \"- item\" lines below the key)");
       std::string_view inner = rest.substr(1, rest.size() - 2);
-      if (inner.find('[') != std::string_view::npos || inner.find('{') != std::string_view::npos)
-        return FrontMatterValue{Kind::kNested};
+      if (inner.find('[') != std::string_view::npos || inner.find('{') != std::string_view::npos) {
+        v.kind = Kind::kNested;  // a list of lists or maps: deeper than the subset
+        return v;
+      }
       if (Trim(inner).empty()) return v;
       for (const std::string& item : Split(inner, ',')) {
         auto s = Scalar(l, Trim(item));
