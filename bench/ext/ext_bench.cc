@@ -23,8 +23,7 @@ struct Tree {
     empty = root / "empty";
     fs::create_directories(empty);
     fs::create_directories(root / "home");
-    setenv("HOME", (root / "home").c_str(), 1);
-    setenv("SEPP_HOME", (root / "home/.sepp").c_str(), 1);
+    fs::create_directories(root / "empty-home");
     for (int i = 0; i < 200; ++i) {
       // Half in the project's folders, half in the user's; a realistic body.
       fs::path dir = (i % 2 ? full / ".agents/skills" : root / "home/.claude/skills") /
@@ -53,7 +52,10 @@ Tree& T() {
   return t;
 }
 
-void Load(benchmark::State& state, const fs::path& cwd) {
+// The project in cwd, the user's folders in home.
+void Load(benchmark::State& state, const fs::path& cwd, const fs::path& home) {
+  setenv("HOME", home.c_str(), 1);
+  setenv("SEPP_HOME", (home / ".sepp").c_str(), 1);
   size_t n = 0;
   for (auto _ : state) {
     sepp::ext::Resources r = sepp::ext::LoadResources(cwd);
@@ -64,8 +66,10 @@ void Load(benchmark::State& state, const fs::path& cwd) {
   state.counters["skills+commands"] = static_cast<double>(n);
 }
 
-void BM_StartUpEmpty(benchmark::State& state) { Load(state, T().empty); }
-void BM_StartUp200Skills100Templates(benchmark::State& state) { Load(state, T().full); }
+void BM_StartUpEmpty(benchmark::State& state) { Load(state, T().empty, T().root / "empty-home"); }
+void BM_StartUp200Skills100Templates(benchmark::State& state) {
+  Load(state, T().full, T().root / "home");
+}
 
 }  // namespace
 

@@ -86,6 +86,12 @@ TEST_F(ExtE2E, ASkillIsListedThenLoadedWhenUsedAndItsScriptRunsInTheSandbox) {
         "---\nname: greet\ndescription: Greets people in the house style. Use when asked to "
         "greet.\n---\nRun scripts/hello.sh and repeat what it prints.\n");
   Write(dir / "scripts/hello.sh", "echo hello-from-the-skill-script\n");
+  // A skill in sepp's own home, which the sandbox hides: its folder must not
+  // be offered to commands (the sandbox would refuse the whole policy), and
+  // the user is told why its scripts cannot run.
+  Write(home_ / ".sepp/skills/hidden-home/SKILL.md",
+        "---\nname: hidden-home\ndescription: Lives in sepp's home\n---\nbody\n");
+  Write(home_ / ".sepp/skills/hidden-home/scripts/x.sh", "echo x\n");
   std::string script_path = fs::canonical(dir).string() + "/scripts/hello.sh";
   Json script = Json::array(
       {{{"tool_calls", {{{"name", "skill"}, {"arguments", {{"name", "greet"}}}}}}},
@@ -111,6 +117,8 @@ TEST_F(ExtE2E, ASkillIsListedThenLoadedWhenUsedAndItsScriptRunsInTheSandbox) {
   // 3. The script runs through the sandbox, which can read the skill's folder.
   EXPECT_NE(ToolResultsOf(2).find("hello-from-the-skill-script"), std::string::npos)
       << ToolResultsOf(2);
+  EXPECT_NE(r.err.find("skill hidden-home: its scripts are in"), std::string::npos) << r.err;
+  EXPECT_NE(system.find("<name>hidden-home</name>"), std::string::npos);
 }
 
 TEST_F(ExtE2E, ExtListShowsEveryResourceWithSourceTrustAndErrors) {

@@ -4,6 +4,8 @@
 
 #include "ext/front_matter.h"
 
+#include <random>
+
 namespace sepp::ext {
 namespace {
 
@@ -135,6 +137,37 @@ TEST(FrontMatter, ByteOrderMarkAndDotsCloser) {
   EXPECT_TRUE(fm.present);
   EXPECT_EQ(fm.Get("name"), "x");
   EXPECT_EQ(fm.body, "body");
+}
+
+// Mutated files: never a crash or a hang, and every error names the file
+// (and, past the first check, a line).
+TEST(FrontMatter, MutatedInputAlwaysParsesOrNamesTheFile) {
+  const std::string seeds[] = {
+      "---\nname: a\ndescription: \"x y\"\nlist:\n  - a\n  - 'b'\nmeta:\n  k: v\n---\nbody",
+      "---\nd: |\n  one\n  two\nf: [a, b]\ng: >-\n  x\n---\n",
+      "---\nhooks:\n  Pre:\n    - matcher: B\n---\n"};
+  const char alphabet[] = "-:[]{}'\"|># \n\t\\u0a";
+  std::mt19937 rng(11);
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = seeds[rng() % 3];
+    for (int k = 0, n = 1 + rng() % 4; k < n && !s.empty(); ++k) {
+      size_t at = rng() % s.size();
+      switch (rng() % 3) {
+        case 0: s[at] = alphabet[rng() % (sizeof alphabet - 1)]; break;
+        case 1: s.erase(at, 1 + rng() % 4); break;
+        default: s.insert(at, 1, alphabet[rng() % (sizeof alphabet - 1)]);
+      }
+    }
+    auto r = ParseFrontMatter(s, "m.md");
+    if (r.ok()) {
+      ++parsed;
+      continue;
+    }
+    ASSERT_EQ(r.error().message.rfind("m.md", 0), 0u) << r.error().message;
+    ASSERT_EQ(r.error().kind, "parse");
+  }
+  EXPECT_GT(parsed, 1000);  // the mutations are not all fatal
 }
 
 }  // namespace

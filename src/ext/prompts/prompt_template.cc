@@ -155,14 +155,14 @@ Result<PromptTemplate> ParsePromptTemplate(std::string_view text, const std::fil
                              "\" must be a single text value",
                          "parse");
   }
-  t.body = fm->body;
+  t.body = std::move(fm->body);
   t.description = std::string(Trim(fm->Get("description")));
-  if (t.description.empty())
-    for (const std::string& line : SplitLines(t.body))
-      if (!Trim(line).empty()) {
-        t.description = std::string(Trim(line));
-        break;
-      }
+  for (size_t pos = 0; t.description.empty() && pos < t.body.size();) {
+    size_t nl = t.body.find('\n', pos);
+    if (nl == std::string::npos) nl = t.body.size();
+    t.description = std::string(Trim(std::string_view(t.body).substr(pos, nl - pos)));
+    pos = nl + 1;
+  }
   if (t.description.size() > 200)
     t.description = t.description.substr(0, Utf8SafePrefix(t.description, 200)) + "...";
   t.argument_hint = fm->Get("argument-hint");

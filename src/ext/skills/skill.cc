@@ -42,7 +42,7 @@ Result<Skill> ParseSkill(std::string_view text, const std::filesystem::path& fil
   Skill s;
   s.file = file;
   s.dir = dir;
-  s.body = fm->body;
+  s.body = std::move(fm->body);
   std::string folder = dir.filename().string();
   auto line_of = [&](std::string_view key) {
     const FrontMatterValue* v = fm->Find(key);

@@ -95,17 +95,18 @@ SkillSet LoadSkills(const std::vector<SkillRoot>& roots) {
                                " folders; the rest were not looked at");
         break;
       }
-      std::error_code e2;
-      if (fs::is_directory(it->path(), e2)) dirs.push_back(it->path());
+      std::error_code e2;  // the entry's type from the listing: no stat unless a link
+      if (it->is_directory(e2)) dirs.push_back(it->path());
     }
     std::sort(dirs.begin(), dirs.end());
     for (const fs::path& dir : dirs) {
       fs::path file = dir / "SKILL.md";
-      std::error_code e2;
-      if (!fs::exists(file, e2)) continue;
       auto text = ReadBoundedFile(file, kMaxSkillFileBytes, "a skill");
-      Result<Skill> parsed = text.ok() ? ParseSkill(*text, file, fs::weakly_canonical(dir, e2))
-                                       : Result<Skill>(text.error());
+      if (!text.ok() && !fs::exists(file)) continue;  // a folder that is not a skill
+      // The root is canonical already; only a linked skill folder needs it.
+      std::error_code e2;
+      fs::path real = fs::is_symlink(dir, e2) ? fs::weakly_canonical(dir, e2) : dir;
+      Result<Skill> parsed = text.ok() ? ParseSkill(*text, file, real) : Result<Skill>(text.error());
       ExtensionInfo info = InfoFor(file, root.scope);
       info.name = dir.filename().string();
       if (!parsed.ok()) {
