@@ -149,5 +149,22 @@ TEST_F(Commands, SkillsAreCommandsInBothFormsAndATemplateKeepsItsName) {
   EXPECT_EQ(names, (std::vector<std::string>{"prompt:pdf", "skill:skill:pdf", "skill:lint"}));
 }
 
+// The shipped examples load without a warning and do what their docs say.
+TEST(Examples, TheExampleSkillAndTemplateLoadCleanly) {
+  fs::path ex = fs::path(SEPP_SOURCE_DIR) / "examples";
+  SkillSet skills = LoadSkills({{ex / "skills", "user", "examples/skills"}});
+  ASSERT_EQ(skills.skills.size(), 1u);
+  EXPECT_TRUE(skills.warnings.empty()) << skills.warnings[0];
+  EXPECT_EQ(skills.skills[0].name, "release-notes");
+  EXPECT_NE(skills.skills[0].body.find("scripts/changes.sh"), std::string::npos);
+  PromptSet prompts = LoadPrompts({{ex / "prompts", "user", "examples/prompts", ArgumentRules::kPi}});
+  ASSERT_EQ(prompts.prompts.size(), 1u);
+  EXPECT_TRUE(prompts.warnings.empty());
+  EXPECT_EQ(prompts.prompts[0].argument_hint, "<path> [focus...]");
+  std::string out = ExpandTemplate(prompts.prompts[0], "src/main.cc error handling");
+  EXPECT_NE(out.find("Review src/main.cc for bugs first"), std::string::npos);
+  EXPECT_NE(out.find("\nerror handling\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sepp::ext
