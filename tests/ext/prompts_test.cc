@@ -144,6 +144,20 @@ TEST_F(Commands, SkillsAreCommandsInBothFormsAndATemplateKeepsItsName) {
   EXPECT_NE(pdf.find("ARGUMENTS: fill form.pdf"), std::string::npos);
   EXPECT_NE(cmds.Expand("/lint").value_or("").find("Body of lint"), std::string::npos);
   EXPECT_FALSE(cmds.Expand("/secret").has_value());  // user-invocable: false
+  // A Claude skill takes Claude's rules and ${CLAUDE_SKILL_DIR}.
+  auto claude = std::make_shared<SkillSet>();
+  Skill c;
+  c.name = "fix";
+  c.description = "d";
+  c.body = "Run ${CLAUDE_SKILL_DIR}/scripts/fix.sh on $0, then $ARGUMENTS[1].\n";
+  c.dir = root_ / "fix";
+  c.claude_rules = true;
+  claude->skills.push_back(c);
+  SlashCommands cc(PromptSet{}, claude);
+  std::string fixed = cc.Expand("/fix a.c b.c").value_or("");
+  EXPECT_NE(fixed.find("Run " + (root_ / "fix").string() + "/scripts/fix.sh on a.c, then b.c."),
+            std::string::npos) << fixed;
+  EXPECT_EQ(fixed.find("ARGUMENTS:"), std::string::npos);
   std::vector<std::string> names;
   for (const auto& c : cmds.List()) names.push_back(c.source + ":" + c.name);
   EXPECT_EQ(names, (std::vector<std::string>{"prompt:pdf", "skill:skill:pdf", "skill:lint"}));

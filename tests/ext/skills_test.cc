@@ -2,10 +2,12 @@
 // within its budget, and the skill tool — including attacks on what it
 // reads outside the sandbox.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "base/ids.h"
 #include "ext/skills/skill_catalog.h"
@@ -95,6 +97,8 @@ TEST_F(Skills, PrecedenceProjectFirstAndCollisionsAreReportedNotSilent) {
   EXPECT_EQ(set.skills[0].name, "deploy");
   EXPECT_EQ(set.skills[0].description, "project deploy");
   EXPECT_EQ(set.skills[1].name, "lint");
+  EXPECT_FALSE(set.skills[0].claude_rules);  // .sepp/skills
+  EXPECT_FALSE(set.skills[1].claude_rules);  // .agents/skills
   size_t shadowed = 0, broken = 0;
   for (const auto& info : set.infos) {
     if (!info.loaded && !info.errors.empty() &&
@@ -112,6 +116,32 @@ TEST_F(Skills, PrecedenceProjectFirstAndCollisionsAreReportedNotSilent) {
   size_t warned = 0;
   for (const auto& w : set.warnings) warned += w.find("is shadowed by") != std::string::npos;
   EXPECT_EQ(warned, 2u);
+  SkillSet claude = LoadSkills({{ws / ".claude/skills", "project", ".claude/skills"}});
+  ASSERT_EQ(claude.skills.size(), 1u);
+  EXPECT_TRUE(claude.skills[0].claude_rules);
+}
+
+TEST_F(Skills, HostileSkillFilesAreSkippedWithAReasonAndNeverBlock) {
+  fs::path r = root_ / "skills";
+  Write(r / "huge/SKILL.md", "---\nname: huge\ndescription: d\n---\n" +
+                                 std::string(kMaxSkillFileBytes + 1, 'x'));
+  fs::create_directories(r / "fifo");
+  ASSERT_EQ(mkfifo((r / "fifo/SKILL.md").c_str(), 0600), 0);
+  fs::create_directories(r / "zero");
+  fs::create_symlink("/dev/zero", r / "zero/SKILL.md");
+  Write(r / "binary/SKILL.md", std::string("---\nname: binary\n\0\0\0---\n", 22));
+  Write(r / "good/SKILL.md", SkillMd("good", "fine"));
+  SkillSet set = LoadSkills({{r, "user", "~/skills"}});
+  ASSERT_EQ(set.skills.size(), 1u);
+  EXPECT_EQ(set.skills[0].name, "good");
+  std::map<std::string, std::string> why;
+  for (const auto& i : set.infos)
+    if (!i.loaded) why[i.name] = i.errors.empty() ? "" : i.errors[0];
+  ASSERT_EQ(why.size(), 4u);
+  for (const auto& [name, error] : why) {
+    EXPECT_NE(error.find((r / name / "SKILL.md").string()), std::string::npos) << name << ": " << error;
+  }
+  EXPECT_NE(why["binary"].find("not a text file"), std::string::npos) << why["binary"];
 }
 
 TEST_F(Skills, SkillRootsWalkAgentsFoldersUpToTheGitRootOnly) {

@@ -28,6 +28,10 @@ struct Skill {
   std::string body;                // the instructions, front matter removed
   std::string scope;               // "project" or "user"
   std::string origin;              // the folder it was found in ("~/.claude/skills", ...)
+  // Found in a .claude/skills folder: written for Claude Code, whose skill
+  // bodies take its argument rules ($ARGUMENTS, $0, ...) and
+  // ${CLAUDE_SKILL_DIR}.
+  bool claude_rules = false;
   std::vector<std::string> warnings;
 };
 

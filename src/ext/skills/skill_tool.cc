@@ -10,6 +10,7 @@
 
 #include "base/fd.h"
 #include "base/strings.h"
+#include "ext/prompts/prompt_template.h"
 #include "sandbox/name_patterns.h"
 
 namespace sepp::ext {
@@ -179,7 +180,14 @@ class SkillTool : public tools::Tool {
 }  // namespace
 
 std::string SkillContent(const Skill& skill, const std::string& arguments) {
-  std::string out = "<skill_content name=\"" + skill.name + "\">\n" + skill.body;
+  std::string body = skill.body;
+  if (skill.claude_rules) {
+    PromptTemplate t;
+    t.body = ReplaceAll(std::move(body), "${CLAUDE_SKILL_DIR}", skill.dir.string());
+    t.rules = ArgumentRules::kClaude;
+    body = ExpandTemplate(t, arguments);
+  }
+  std::string out = "<skill_content name=\"" + skill.name + "\">\n" + body;
   if (!EndsWith(out, "\n")) out += "\n";
   out += "\nSkill directory: " + skill.dir.string() +
          "\nRelative paths in these instructions are relative to it.\n";
@@ -191,7 +199,7 @@ std::string SkillContent(const Skill& skill, const std::string& arguments) {
     if (more) out += "(more files not listed)\n";
     out += "</skill_resources>\n";
   }
-  if (!arguments.empty()) out += "\nARGUMENTS: " + arguments + "\n";
+  if (!arguments.empty() && !skill.claude_rules) out += "\nARGUMENTS: " + arguments + "\n";
   out += "</skill_content>";
   return out;
 }

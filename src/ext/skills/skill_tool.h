@@ -30,7 +30,10 @@ std::unique_ptr<tools::Tool> MakeSkillTool(std::shared_ptr<const SkillSet> skill
 
 // What the tool returns for a skill with no file: the body wrapped as the
 // integration guide suggests, with the folder and its files (for the
-// user's own /name too).
+// user's own /name args too). A Claude skill (skill.claude_rules) gets
+// Claude's treatment: ${CLAUDE_SKILL_DIR} is its folder and the arguments
+// go in by Claude's rules (prompt_template.h), with its "ARGUMENTS:"
+// fallback; any other skill gets "ARGUMENTS: ..." after the body.
 std::string SkillContent(const Skill& skill, const std::string& arguments = {});
 
 }  // namespace sepp::ext
