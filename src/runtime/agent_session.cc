@@ -12,9 +12,8 @@
 #include "base/terminal_text.h"
 #include "base/clock.h"
 #include "base/file.h"
-#include "base/paths.h"
-#include "base/strings.h"
 #include "ext/resources.h"
+#include "ext/skills/skill_folders.h"
 #include "ext/skills/skill_tool.h"
 #include "llm/models.h"
 #include "runtime/permission_broker.h"
@@ -359,42 +358,6 @@ struct AgentSession::Impl {
   }
 };
 
-namespace {
-
-// A skill's scripts run with bash in the session sandbox, which sees the
-// workspace but not the user's folders: each user-level skill folder is
-// added to what commands may read (read only), so "run scripts/x.sh of
-// the skill" works wherever the skill lives. Project skills are in the
-// workspace already. A folder inside a denied path (sepp's own home, where
-// ~/.sepp/skills is) cannot be: the sandbox refuses a policy that both
-// denies and allows a path, so such a skill's scripts stay out of reach and
-// the user is told where to move it.
-bool Below(const std::string& path, const std::string& root) {
-  return path == root || StartsWith(path, root.ends_with('/') ? root : root + "/");
-}
-
-void ShowSkillFoldersToCommands(const ext::SkillSet& skills, sandbox::Policy* policy,
-                                const std::function<void(const std::string&)>& warn) {
-  for (const ext::Skill& skill : skills.skills) {
-    if (skill.scope != "user") continue;
-    std::string dir = skill.dir.string();
-    bool covered = false, denied = false;
-    for (const std::string& r : policy->read_roots) covered |= Below(dir, r);
-    for (const std::string& d : policy->deny_paths)
-      if (!d.empty() && d[0] == '/') denied |= Below(dir, d) || Below(d, dir);
-    if (denied) {
-      std::error_code ec;
-      if (std::filesystem::is_directory(skill.dir / "scripts", ec))
-        warn("skill " + skill.name + ": its scripts are in " + dir +
-             ", which commands cannot see (the sandbox hides that folder); move the skill to "
-             "~/.agents/skills or a project's .sepp/skills to run them");
-      continue;
-    }
-    if (!covered) policy->read_roots.push_back(dir);
-  }
-}
-}  // namespace
-
 AgentSession::AgentSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 AgentSession::~AgentSession() { Close(); }
@@ -474,8 +437,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   for (const auto& w : resources.warnings) s.Warn(w);
   if (!resources.skills->skills.empty()) {
     s.registry->Add(ext::MakeSkillTool(resources.skills));
-    ShowSkillFoldersToCommands(*resources.skills, &s.opts.policy,
-                               [&s](const std::string& w) { s.Warn(w); });
+    for (const auto& w : ext::LetCommandsReadSkillFolders(*resources.skills, &s.opts.policy))
+      s.Warn(w);
   }
   s.commands = std::move(resources.commands);
   std::vector<agent::ToolLine> tool_lines;

@@ -11,6 +11,7 @@
 
 #include "base/ids.h"
 #include "ext/skills/skill_catalog.h"
+#include "ext/skills/skill_folders.h"
 #include "ext/skills/skill_tool.h"
 #include "sandbox/defaults.h"
 
@@ -142,6 +143,31 @@ TEST_F(Skills, HostileSkillFilesAreSkippedWithAReasonAndNeverBlock) {
     EXPECT_NE(error.find((r / name / "SKILL.md").string()), std::string::npos) << name << ": " << error;
   }
   EXPECT_NE(why["binary"].find("not a text file"), std::string::npos) << why["binary"];
+}
+
+TEST_F(Skills, UserSkillFoldersBecomeReadableButNeverInsideADeniedPath) {
+  SkillSet set;
+  auto add = [&](const std::string& name, const fs::path& dir, const std::string& scope) {
+    Skill s;
+    s.name = name;
+    s.dir = dir;
+    s.scope = scope;
+    fs::create_directories(dir / "scripts");
+    set.skills.push_back(s);
+  };
+  add("claude", root_ / "home/.claude/skills/claude", "user");
+  add("hidden", root_ / "home/.sepp/skills/hidden", "user");
+  add("project", root_ / "ws/.agents/skills/project", "project");
+  add("inside", root_ / "ws/inside", "user");
+  sandbox::Policy p = sandbox::DefaultToolPolicy(root_ / "ws");
+  p.deny_paths.push_back((root_ / "home/.sepp").string());
+  auto before = p.read_roots;
+  auto warnings = LetCommandsReadSkillFolders(set, &p);
+  ASSERT_EQ(p.read_roots.size(), before.size() + 1);
+  EXPECT_EQ(p.read_roots.back(), (root_ / "home/.claude/skills/claude").string());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("skill hidden: its scripts are in"), std::string::npos);
+  EXPECT_TRUE(p.write_roots == sandbox::DefaultToolPolicy(root_ / "ws").write_roots);
 }
 
 TEST_F(Skills, SkillRootsWalkAgentsFoldersUpToTheGitRootOnly) {
