@@ -8,6 +8,9 @@ namespace sepp::agent {
 namespace {
 
 constexpr size_t kMaxContextFileBytes = 64 * 1024;
+// All of them together: a deep tree of folders each with an AGENTS.md must
+// not fill the context window before the first prompt.
+constexpr size_t kMaxContextTotalBytes = 128 * 1024;
 
 void AddIfPresent(const std::filesystem::path& dir, std::vector<ContextFile>& out) {
   for (const char* name : {"AGENTS.md", "CLAUDE.md"}) {
@@ -35,6 +38,17 @@ std::vector<ContextFile> FindContextFiles(const std::filesystem::path& cwd) {
     if (p == p.parent_path()) break;
   }
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) AddIfPresent(*it, out);
+  // Over the total, the nearest files are kept (they refine the farther
+  // ones); each one left out says so where it would have been.
+  size_t total = 0;
+  for (auto it = out.rbegin(); it != out.rend(); ++it) {
+    if (total + it->content.size() <= kMaxContextTotalBytes) {
+      total += it->content.size();
+      continue;
+    }
+    it->content = "[... left out: the context files together are larger than 128 KB; the "
+                  "nearer ones were kept. Read this file with the read tool if you need it.]";
+  }
   return out;
 }
 

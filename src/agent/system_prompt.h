@@ -14,7 +14,9 @@ struct ContextFile {
 
 // AGENTS.md (and CLAUDE.md) of SeppHome() (global), then of every folder from
 // the filesystem root down to cwd, outermost first, so nearer files can
-// refine farther ones. Unreadable files are skipped.
+// refine farther ones. Unreadable files are skipped. Caps: a file over 64 KB
+// is cut with a note; over 128 KB together, the farthest files are replaced
+// by a note saying they were left out (the nearest are kept).
 std::vector<ContextFile> FindContextFiles(const std::filesystem::path& cwd);
 
 struct ToolLine {

@@ -12,6 +12,9 @@
 #include "base/terminal_text.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "ext/resources.h"
+#include "ext/skills/skill_folders.h"
+#include "ext/skills/skill_tool.h"
 #include "llm/models.h"
 #include "runtime/permission_broker.h"
 #include "runtime/session_binding.h"
@@ -73,6 +76,7 @@ struct AgentSession::Impl {
   std::unique_ptr<llm::Provider> provider;
   std::unique_ptr<tools::ToolRegistry> registry;
   std::shared_ptr<agent::SubagentRuntime> subagents;
+  ext::SlashCommands commands;  // set at Open, read-only after
   agent::AgentConfig agent_config;
   // The current session; replaced by new/switch/fork on the worker, read
   // from any thread: always through Bind().
@@ -428,10 +432,20 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
 
   s.registry = tools::MakeBuiltinTools();
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
+  // Tier 1: skills (the skill tool and their catalog) and slash commands.
+  ext::Resources resources = ext::LoadResources(o.cwd);
+  for (const auto& w : resources.warnings) s.Warn(w);
+  if (!resources.skills->skills.empty()) {
+    s.registry->Add(ext::MakeSkillTool(resources.skills));
+    for (const auto& w : ext::LetCommandsReadSkillFolders(*resources.skills, &s.opts.policy))
+      s.Warn(w);
+  }
+  s.commands = std::move(resources.commands);
   std::vector<agent::ToolLine> tool_lines;
   for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
   ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,
-                                              agent::FindContextFiles(o.cwd));
+                                              agent::FindContextFiles(o.cwd)) +
+                     ext::SkillCatalogPrompt(*resources.skills);
 
   s.agent = std::make_unique<agent::Agent>(
       ac, *s.provider, *s.registry, [&s](const agent::Event& e) { s.OnAgentEvent(e); },
@@ -483,8 +497,9 @@ std::shared_ptr<Subscription> AgentSession::Subscribe(size_t capacity) {
   return impl_->bus.Subscribe(capacity, &first);
 }
 
-Status AgentSession::Prompt(const std::string& text) {
+Status AgentSession::Prompt(const std::string& raw) {
   Impl& s = *impl_;
+  const std::string text = s.commands.Expand(raw).value_or(raw);
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.closed) return Error::Make("the session is closed", "closed");
@@ -521,18 +536,18 @@ Status Enqueue(AgentSession::Impl& s, std::deque<std::string>& queue, const std:
 
 }  // namespace
 
-Status AgentSession::Steer(const std::string& text) {
+Status AgentSession::Steer(const std::string& raw) {
   bool now = false;
-  Status st = Enqueue(*impl_, impl_->steering, text, &now);
+  Status st = Enqueue(*impl_, impl_->steering, impl_->commands.Expand(raw).value_or(raw), &now);
   if (!st.ok()) return st;
   if (now) impl_->cv.notify_one();
   else impl_->PublishQueue();
   return Ok();
 }
 
-Status AgentSession::FollowUp(const std::string& text) {
+Status AgentSession::FollowUp(const std::string& raw) {
   bool now = false;
-  Status st = Enqueue(*impl_, impl_->follow_up, text, &now);
+  Status st = Enqueue(*impl_, impl_->follow_up, impl_->commands.Expand(raw).value_or(raw), &now);
   if (!st.ok()) return st;
   if (now) impl_->cv.notify_one();
   else impl_->PublishQueue();
@@ -773,6 +788,10 @@ Json AgentSession::Tree() const {
 std::string AgentSession::LastAssistantText() const {
   std::lock_guard<std::mutex> lock(impl_->snap_mu);
   return impl_->last_text;
+}
+
+const std::vector<ext::CommandInfo>& AgentSession::Commands() const {
+  return impl_->commands.List();
 }
 
 agent::Outcome AgentSession::LastOutcome() const {

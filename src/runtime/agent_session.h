@@ -35,6 +35,7 @@
 #include "agent/permission_gate.h"
 #include "base/json.h"
 #include "base/result.h"
+#include "ext/prompts/slash_commands.h"
 #include "llm/message.h"
 #include "llm/provider.h"
 #include "runtime/event_bus.h"
@@ -152,6 +153,9 @@ class AgentSession {
   std::shared_ptr<Subscription> Subscribe(size_t capacity = EventBus::kDefaultCapacity);
 
   // ---- input
+  // Prompt, Steer and FollowUp expand a slash command first: text
+  // "/name args" naming a prompt template or a skill (Commands()) is sent
+  // as its expansion; any other text goes as written.
   // Starts a prompt now. If one is running: kind "busy" (use Steer/FollowUp).
   Status Prompt(const std::string& text);
   // Delivered at the next tool boundary of the running prompt; when idle,
@@ -215,6 +219,10 @@ class AgentSession {
   Json Tree() const;                            // {leaf, nodes:[{id,parent_id,type,label,children}]}
   std::string LastAssistantText() const;
   agent::Outcome LastOutcome() const;
+  // The slash commands from prompt templates and skills (loaded at Open),
+  // for the front ends' menus; their own commands (compact, ...) are not
+  // in it.
+  const std::vector<ext::CommandInfo>& Commands() const;
 
   // ---- permissions
   std::vector<PendingPermission> PendingPermissions() const;

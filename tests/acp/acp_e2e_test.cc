@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <random>
@@ -187,6 +188,44 @@ TEST_F(AcpE2e, AClientThatStopsReadingCannotDeadlockCancel) {
   EXPECT_EQ(first["result"]["stopReason"], "cancelled") << first.dump();
   Json second = c->Response(4);
   EXPECT_EQ(second["result"]["stopReason"], "end_turn") << second.dump();
+  c->CloseStdin();
+  EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
+}
+
+}  // namespace
+}  // namespace sepp::acptest
+
+namespace sepp::acptest {
+namespace {
+
+// Prompt templates over ACP: listed in available_commands_update after
+// session/new, and "/name args" expands before the provider sees it.
+TEST_F(AcpE2e, TemplatesAreAvailableCommandsAndExpandWithArguments) {
+  fs::create_directories(root_ / "project/.claude/commands");
+  std::ofstream(root_ / "project/.claude/commands/explain.md")
+      << "---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain $0 in depth.\n";
+  fake_.SetScript({{"responses", {{{"text", "explained"}}}}});
+  auto c = Start();
+  Initialize(*c);
+  std::string sid = NewSession(*c, 1);
+  c->Send(Prompt(sid, 2, "/explain main.c please"));
+  Json answer = c->Response(2);
+  EXPECT_EQ(answer["result"]["stopReason"], "end_turn") << answer.dump() << c->stderr_text();
+  bool listed = false;
+  for (const Json& u : UpdatesOf(c->seen(), sid))
+    if (u.value("sessionUpdate", "") == "available_commands_update")
+      for (const Json& cmd : u["availableCommands"])
+        if (cmd.value("name", "") == "explain") {
+          listed = true;
+          EXPECT_EQ(cmd["description"], "Explain a file");
+          EXPECT_EQ(cmd["input"]["hint"], "<file>");
+        }
+  EXPECT_TRUE(listed);
+  auto reqs = fake_.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  std::string body = reqs[0].body.dump();
+  EXPECT_NE(body.find("Explain main.c in depth."), std::string::npos) << body;
+  EXPECT_EQ(body.find("/explain"), std::string::npos);
   c->CloseStdin();
   EXPECT_EQ(c->Wait(), 0) << c->stderr_text();
 }

@@ -227,7 +227,20 @@ TEST(AcpSessionConfig, ModesAndConfigOptionsHaveTheShapesACPDefines) {
   EXPECT_EQ(opts[0]["options"][1]["value"], "m2");
   EXPECT_EQ(opts[1]["category"], "thought_level");
   EXPECT_EQ(opts[1]["currentValue"], "low");
-  EXPECT_EQ(AvailableCommandsJson()[0]["name"], "compact");
+  EXPECT_EQ(AvailableCommandsJson({})[0]["name"], "compact");
+  // Templates and skills follow, with their argument hint as the input hint;
+  // one named like the front end's own /compact does not shadow it.
+  std::vector<ext::CommandInfo> cmds = {
+      {"review", "Review a path", "<path>", "prompt", "project", "/p/.sepp/prompts/review.md"},
+      {"compact", "a template", "", "prompt", "user", "/u/compact.md"},
+      {"pdf", "Work with PDFs", "", "skill", "user", "/u/pdf/SKILL.md"}};
+  Json all = AvailableCommandsJson(cmds);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[1]["name"], "review");
+  EXPECT_EQ(all[1]["description"], "Review a path");
+  EXPECT_EQ(all[1]["input"]["hint"], "<path>");
+  EXPECT_EQ(all[2]["name"], "pdf");
+  EXPECT_EQ(all[2]["input"]["hint"], "arguments (optional)");
 }
 
 }  // namespace

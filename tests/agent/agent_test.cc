@@ -247,5 +247,28 @@ TEST(SystemPrompt, ContextFilesOutermostFirstAndPromptNamesTools) {
   fs::remove_all(root);
 }
 
+TEST(SystemPrompt, ContextFilesAreCappedEachAndTogetherWithANote) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("sepp-sp-" + ShortId());
+  fs::create_directories(root / "a" / "b");
+  // One file over 64 KB is cut; three of 60 KB together pass 128 KB, and
+  // the farthest goes first.
+  std::ofstream(root / "AGENTS.md") << std::string(60 * 1024, 'o');
+  std::ofstream(root / "a" / "AGENTS.md") << std::string(60 * 1024, 'm');
+  std::ofstream(root / "a" / "b" / "AGENTS.md") << std::string(100 * 1024, 'n');
+  auto files = FindContextFiles(root / "a" / "b");
+  std::vector<const ContextFile*> ours;
+  for (auto& f : files)
+    if (f.path.string().rfind(root.string(), 0) == 0) ours.push_back(&f);
+  ASSERT_EQ(ours.size(), 3u);
+  EXPECT_NE(ours[2]->content.find("[... cut: the file is larger than 64 KB]"), std::string::npos);
+  EXPECT_LE(ours[2]->content.size(), 65 * 1024u);
+  EXPECT_EQ(ours[1]->content, std::string(60 * 1024, 'm'));
+  EXPECT_NE(ours[0]->content.find("left out: the context files together are larger than 128 KB"),
+            std::string::npos);
+  EXPECT_EQ(ours[0]->content.find("ooo"), std::string::npos);
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace sepp::agent

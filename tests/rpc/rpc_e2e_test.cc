@@ -265,3 +265,48 @@ TEST_F(RpcE2E, SigtermShutsDownInOrder) {
 
 }  // namespace
 }  // namespace sepp::rpc_test
+
+namespace sepp::rpc_test {
+namespace {
+
+// Prompt templates over pi's RPC: get_commands lists them (and skills) in
+// pi's shape, and a prompt starting with "/name" is expanded with pi's
+// argument rules before the provider sees it.
+TEST_F(RpcE2E, GetCommandsListsTemplatesAndSkillsAndAPromptExpands) {
+  fs::create_directories(root_ / "work/.sepp/prompts");
+  std::ofstream(root_ / "work/.sepp/prompts/review.md")
+      << "---\ndescription: Review some code\n---\nReview $1 with focus on ${@:2}.\n";
+  fs::create_directories(root_ / "home/skills/notes");
+  std::ofstream(root_ / "home/skills/notes/SKILL.md")
+      << "---\nname: notes\ndescription: Keep release notes\n---\nWrite notes.\n";
+  fp_.SetScript({{"responses", {{{"text", "reviewed"}}}}});
+  Child c;
+  Start(c);
+  ASSERT_TRUE(c.Send(Json{{"id", "c"}, {"type", "get_commands"}}));
+  auto r = c.Until("response", "c");
+  ASSERT_FALSE(r.empty());
+  ASSERT_TRUE(r.back()["success"].get<bool>()) << r.back().dump();
+  Json cmds = r.back()["data"]["commands"];
+  ASSERT_EQ(cmds.size(), 2u) << cmds.dump();
+  EXPECT_EQ(cmds[0]["name"], "review");
+  EXPECT_EQ(cmds[0]["description"], "Review some code");
+  EXPECT_EQ(cmds[0]["source"], "prompt");
+  EXPECT_EQ(cmds[0]["location"], "project");
+  EXPECT_EQ(cmds[1]["name"], "notes");
+  EXPECT_EQ(cmds[1]["source"], "skill");
+  EXPECT_EQ(cmds[1]["location"], "user");
+  ASSERT_TRUE(c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "/review src/ speed memory"}}));
+  ASSERT_FALSE(c.Until("agent_settled").empty());
+  auto reqs = fp_.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  std::string body = reqs[0].body.dump();
+  EXPECT_NE(body.find("Review src/ with focus on speed memory."), std::string::npos) << body;
+  // The skill is in the system prompt's catalog, not its body.
+  EXPECT_NE(body.find("<skill><name>notes</name><description>Keep release notes"), std::string::npos);
+  EXPECT_EQ(body.find("Write notes."), std::string::npos);
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(), 0) << Stderr();
+}
+
+}  // namespace
+}  // namespace sepp::rpc_test

@@ -361,7 +361,8 @@ Result<Json> Server::NewSession(const Json& p) {
   result["sessionId"] = (*s)->id;
   // After the answer: the client learns the id before updates name it.
   after_reply_.push_back({(*s)->id, {{"sessionUpdate", "available_commands_update"},
-                                     {"availableCommands", AvailableCommandsJson()}}});
+                                     {"availableCommands",
+                                      AvailableCommandsJson((*s)->rt->Commands())}}});
   return result;
 }
 
@@ -388,7 +389,7 @@ Result<Json> Server::LoadSession(const Json& p, bool replay) {
     for (Json& u : HistoryUpdates(s->rt->Messages(), ContextFor(*s))) Update(s->id, std::move(u), false);
   }
   after_reply_.push_back({s->id, {{"sessionUpdate", "available_commands_update"},
-                                  {"availableCommands", AvailableCommandsJson()}}});
+                                  {"availableCommands", AvailableCommandsJson(s->rt->Commands())}}});
   return SessionSetup(*s);
 }
 

@@ -59,11 +59,19 @@ Json ConfigOptionsJson(const std::string& model, const std::vector<std::string>&
         {"options", level_options}}});
 }
 
-Json AvailableCommandsJson() {
-  return Json::array({{{"name", "compact"},
-                       {"description",
-                        "Summarise the older part of the conversation to free the context"},
-                       {"input", {{"hint", "what the summary should focus on (optional)"}}}}});
+Json AvailableCommandsJson(const std::vector<ext::CommandInfo>& commands) {
+  Json list = Json::array({{{"name", "compact"},
+                            {"description",
+                             "Summarise the older part of the conversation to free the context"},
+                            {"input", {{"hint", "what the summary should focus on (optional)"}}}}});
+  for (const ext::CommandInfo& c : commands) {
+    if (c.name == "compact") continue;  // the front end's own comes first
+    Json cmd = {{"name", c.name}, {"description", c.description}};
+    cmd["input"] = {{"hint", c.argument_hint.empty() ? std::string("arguments (optional)")
+                                                     : c.argument_hint}};
+    list.push_back(std::move(cmd));
+  }
+  return list;
 }
 
 }  // namespace sepp::front::acp

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "ext/prompts/slash_commands.h"
 
 namespace sepp::front::acp {
 
@@ -26,8 +27,9 @@ Json ConfigOptionsJson(const std::string& model, const std::vector<std::string>&
                        const std::string& thought_level,
                        const std::vector<std::string>& thought_levels);
 
-// The commands a prompt may start with ("/compact focus"), as
-// available_commands_update's availableCommands.
-Json AvailableCommandsJson();
+// The commands a prompt may start with ("/compact focus", and the prompt
+// templates and skills the runtime expands), as available_commands_update's
+// availableCommands.
+Json AvailableCommandsJson(const std::vector<ext::CommandInfo>& commands);
 
 }  // namespace sepp::front::acp

@@ -580,7 +580,13 @@ class RpcServer {
       return ok({{"text", t.empty() ? Json(nullptr) : Json(t)}});
     }
     if (type == "set_session_name") return status(s_.SetSessionName(Str(cmd, "name")));
-    if (type == "get_commands") return ok({{"commands", Json::array()}});
+    if (type == "get_commands") {  // pi's shape: templates and skills the runtime expands
+      Json list = Json::array();
+      for (const ext::CommandInfo& c : s_.Commands())
+        list.push_back({{"name", c.name}, {"description", c.description}, {"source", c.source},
+                        {"location", c.scope}, {"path", c.path.string()}});
+      return ok({{"commands", list}});
+    }
     if (type == "extension_ui_response") return AnswerUi(cmd);
     if (type == "permission_response") {
       agent::PermissionAnswer a;

@@ -1,0 +1,91 @@
+// `sepp ext list [--json] [DIR]`: every extension of every tier that sepp
+// would load in DIR (default: here) — where it came from, its tier and
+// kind, what it may do, whether it needs or has the user's trust, and why it
+// did not load (a parse error with file and line, a shadowing name). It
+// reads the catalog (ext/catalog.h); it never runs an extension.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "app/commands.h"
+#include "base/json.h"
+#include "base/paths.h"
+#include "base/terminal_text.h"
+#include "ext/catalog.h"
+
+namespace sepp::app {
+namespace {
+
+// Files and messages quote what extension authors wrote: shown, never
+// obeyed by the terminal.
+void Line(const std::string& s) { std::printf("%s\n", VisibleControls(s).c_str()); }
+
+int List(const std::filesystem::path& dir, bool json) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    std::fprintf(stderr, "sepp: ext list: %s is not a folder\n", dir.c_str());
+    return 2;
+  }
+  std::filesystem::path cwd = std::filesystem::absolute(dir, ec).lexically_normal();
+  std::vector<ext::ExtensionInfo> all = ext::ListExtensions(cwd);
+  if (json) {
+    Json list = Json::array();
+    for (const auto& e : all) list.push_back(ext::ToJson(e));
+    std::printf("%s\n", Json{{"extensions", list}}.dump(2).c_str());
+    return 0;
+  }
+  if (all.empty()) {
+    std::printf("No extensions found for %s (see docs/extensions.md for the folders sepp "
+                "looks in).\n", cwd.c_str());
+    return 0;
+  }
+  int tier = 0;
+  size_t problems = 0;
+  for (const auto& e : all) {
+    if (static_cast<int>(e.tier) != tier) {
+      tier = static_cast<int>(e.tier);
+      Line((tier == 1 ? "" : "\n") + std::string("Tier ") + std::to_string(tier) + " (" +
+           ext::ToString(e.tier) + "):");
+    }
+    std::string where = DisplayPath(e.source, cwd);
+    std::string home = HomeDir().string();
+    if (where == e.source.string() && !home.empty() && where.rfind(home + "/", 0) == 0)
+      where = "~" + where.substr(home.size());
+    Line("  " + e.kind + " " + e.name + "  [" + e.scope + "]  " + where +
+         (e.loaded ? "" : "  NOT LOADED"));
+    for (const auto& m : e.may) Line("      may: " + m);
+    Line("      trust: " + e.trust);
+    for (const auto& err : e.errors) Line((e.loaded ? "      warning: " : "      error: ") + err);
+    if (!e.loaded) ++problems;
+  }
+  if (problems)
+    std::printf("\n%zu extension%s did not load: see the errors above.\n", problems,
+                problems == 1 ? "" : "s");
+  return 0;
+}
+
+}  // namespace
+
+int RunExtCommand(int argc, char** argv) {
+  CLI::App app{"Show sepp's extensions (skills, prompt templates, hooks, plugins, MCP servers).",
+               "sepp ext"};
+  app.require_subcommand(1);
+  bool json = false;
+  std::string dir = ".";
+  CLI::App* list = app.add_subcommand(
+      "list", "every extension sepp would load here: where from, tier, what it may do, trust, "
+              "load errors");
+  list->add_flag("--json", json, "one JSON object {extensions: [...]}");
+  list->add_option("DIR", dir, "the working folder to look from (default: the current one)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  return List(dir, json);
+}
+
+}  // namespace sepp::app
