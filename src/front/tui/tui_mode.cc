@@ -15,9 +15,13 @@
 #include <mutex>
 #include <thread>
 
+#include "base/paths.h"
 #include "front/tui/chat_view.h"
 #include "front/tui/terminal.h"
+#include "front/tui/terminal_replies.h"
+#include "front/tui/theme_watcher.h"
 #include "llm/models.h"
+#include "runtime/settings.h"
 
 namespace sepp::front::tui {
 namespace {
@@ -104,6 +108,15 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   Editor editor;
   KeyDecoder decoder;
   EventPump pump(session.Subscribe());
+  // Synchronized output only once the terminal said it has it.
+  TerminalReplies replies;
+  WriteAll(options.out_fd, TerminalReplies::Query());
+  auto settings = runtime::LoadSettings(state.cwd);
+  ThemeWatcher themes(SeppHome() / "themes", settings.ok() ? settings->theme : "");
+  std::string theme_error;
+  themes.Load(&theme_error);
+  view.SetTheme(themes.theme());
+  if (!theme_error.empty()) view.Notice("sepp: " + theme_error);
 
   // A resumed session (-c, -r): its tail, not its whole history.
   view.ShowHistory(session.Messages(), kHistoryMessages);
@@ -188,8 +201,9 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     };
     if (dirty) until(last_frame + kFrameInterval);
     if (decoder.pending()) until(esc_deadline);
-    struct pollfd fds[3] = {{options.in_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}, {pump.fd(), POLLIN, 0}};
-    int ready = poll(fds, 3, timeout);
+    struct pollfd fds[4] = {{options.in_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}, {pump.fd(), POLLIN, 0},
+                            {themes.fd(), POLLIN, 0}};
+    int ready = poll(fds, 4, timeout);
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
@@ -205,7 +219,9 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;  // the terminal went away
       if (n > 0) {
         bool was_pending = decoder.pending();
-        for (const auto& e : decoder.Feed(std::string_view(buf, static_cast<size_t>(n)))) handle(e);
+        std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
+        renderer.set_synchronized_output(replies.synchronized_output());
+        for (const auto& e : decoder.Feed(keys)) handle(e);
         if (decoder.pending() && !was_pending) esc_deadline = Clock::now() + kEscWait;
         dirty = urgent = true;
       }
@@ -225,6 +241,12 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     if (fds[2].revents & POLLIN) {
       for (const auto& e : pump.Take()) view.OnEvent(e);
       dirty = true;
+    }
+    if ((fds[3].revents & POLLIN) && themes.Changed()) {
+      themes.Load(&theme_error);
+      view.SetTheme(themes.theme());
+      view.Notice(theme_error.empty() ? "theme " + themes.theme().name + " loaded" : "sepp: " + theme_error);
+      dirty = urgent = true;
     }
   }
   session.Abort();
