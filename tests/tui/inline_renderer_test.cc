@@ -100,8 +100,8 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(r.stats().rows_written - before, 1u);
   EXPECT_EQ(frame.find("streaming"), std::string::npos);
   EXPECT_EQ(frame.find("history"), std::string::npos);
-  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << "frames are synchronized output when the terminal has it";
-  EXPECT_NE(frame.find("\x1b[?2026l"), std::string::npos);
+  EXPECT_EQ(frame.find("\x1b[?2026h"), std::string::npos) << "one row's tail is one short write: no brackets";
+  EXPECT_EQ(frame.rfind("\x1b" "7", 0), 0u) << "the cursor is saved and restored";
   auto rows = term.ScreenRows();
   EXPECT_EQ(rows[0], "history that is never rewritten");
   EXPECT_EQ(rows[1], "a streaming answer");
@@ -112,15 +112,18 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(term.Cursor().row, 3);
   EXPECT_EQ(term.Cursor().col, 7);
 
-  // The region shrinks (the stream's second line goes): the rows it leaves
-  // are cleared and the rows above it are not rewritten.
+  // The region shrinks (the stream's second line goes): the row is deleted
+  // (CSI M), the rows below move up, nothing is rewritten; a frame that moves
+  // rows is synchronized output.
   before = r.stats().rows_written;
-  r.SetLive({Text("a streaming answer"), Text("> draft"), Text("footer 2")},
-            Caret{.line = 1, .column = 7, .visible = true});
+  r.SetLive(Live("a streaming answer", "draft", "footer 2"), Caret{.line = 1, .column = 7, .visible = true});
   frame = r.Frame();
   term.Feed(frame);
   EXPECT_EQ(frame.find("streaming"), std::string::npos);
-  EXPECT_EQ(r.stats().rows_written - before, 2u);
+  EXPECT_EQ(r.stats().rows_written - before, 0u);
+  EXPECT_NE(frame.find("\x1b[1M"), std::string::npos);
+  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << "frames are synchronized output when the terminal has it";
+  EXPECT_NE(frame.find("\x1b[?2026l"), std::string::npos);
   rows = term.ScreenRows();
   EXPECT_EQ(rows[0], "history that is never rewritten");
   EXPECT_EQ(rows[1], "a streaming answer");

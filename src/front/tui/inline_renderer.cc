@@ -10,7 +10,7 @@ constexpr const char* kSyncBegin = "\x1b[?2026h";
 constexpr const char* kSyncEnd = "\x1b[?2026l";
 constexpr const char* kHideCursor = "\x1b[?25l";
 constexpr const char* kShowCursor = "\x1b[?25h";
-constexpr const char* kEraseLine = "\x1b[2K";
+constexpr const char* kEraseToEnd = "\x1b[K";
 constexpr const char* kEraseBelow = "\x1b[J";  // cursor to the end of the screen only
 
 void CursorUp(size_t n, std::string* out) {
@@ -20,21 +20,43 @@ void CursorDown(size_t n, std::string* out) {
   if (n > 0) *out += "\x1b[" + std::to_string(n) + "B";
 }
 
-// now is old with text appended (a streaming line that grew): the appended
-// part as a row of its own, so that only it needs writing.
-bool Extends(const Line& old, const Line& now, Line* suffix) {
-  if (old.spans.empty() || now.spans.size() < old.spans.size()) return false;
-  size_t last = old.spans.size() - 1;
-  for (size_t i = 0; i < last; ++i) {
-    if (!(old.spans[i] == now.spans[i])) return false;
+// What now shares with old from the start: its width in columns, now's
+// remainder after it (*rest), and whether old has more after it (which then
+// needs erasing). A streaming row that grew, or changed only near its end (a
+// "**bo" that became bold), costs its changed tail, not the row.
+struct RowDiff {
+  int column = 0;
+  Line rest;
+  bool old_longer = false;
+};
+RowDiff DiffRows(const Line& old, const Line& now) {
+  RowDiff d;
+  size_t i = 0;
+  while (i < old.spans.size() && i < now.spans.size() && old.spans[i] == now.spans[i]) {
+    d.column += DisplayWidth(now.spans[i].text);
+    ++i;
   }
-  const Span& o = old.spans[last];
-  const Span& n = now.spans[last];
-  if (!(o.style == n.style) || o.link != n.link || n.text.compare(0, o.text.size(), o.text) != 0) return false;
-  suffix->spans.clear();
-  if (n.text.size() > o.text.size()) suffix->spans.push_back({n.text.substr(o.text.size()), n.style, n.link});
-  for (size_t i = last + 1; i < now.spans.size(); ++i) suffix->spans.push_back(now.spans[i]);
-  return true;
+  size_t split = 0;  // bytes of now.spans[i] that old.spans[i] shares
+  if (i < old.spans.size() && i < now.spans.size() && old.spans[i].style == now.spans[i].style &&
+      old.spans[i].link == now.spans[i].link) {
+    std::string_view o = old.spans[i].text, n = now.spans[i].text;
+    while (split < o.size() && split < n.size()) {
+      size_t len = NextGraphemeLength(n.substr(split));
+      if (o.substr(split, len) != n.substr(split, len) ||
+          NextGraphemeLength(o.substr(split)) != len) break;
+      split += len;
+    }
+    d.column += DisplayWidth(n.substr(0, split));
+    d.old_longer = split < o.size() || i + 1 < old.spans.size();
+  } else {
+    d.old_longer = i < old.spans.size();
+  }
+  if (i < now.spans.size()) {
+    const Span& first = now.spans[i];
+    if (split < first.text.size()) d.rest.spans.push_back({first.text.substr(split), first.style, first.link});
+    for (size_t k = i + 1; k < now.spans.size(); ++k) d.rest.spans.push_back(now.spans[k]);
+  }
+  return d;
 }
 
 }  // namespace
@@ -88,28 +110,19 @@ std::vector<Line> InlineRenderer::LayOut(size_t* caret_row, int* caret_col, size
   return rows;
 }
 
-void InlineRenderer::CommitInPlace() {
+size_t InlineRenderer::CommittableInPlace() const {
   // After a cut the top row on screen is not the region's first line.
-  if (redraw_all_ || drawn_cut_ > 0) return;
+  if (redraw_all_ || drawn_cut_ > 0) return 0;
   size_t k = 0;
   // Only lines that are one row as the terminal wraps them (so that a
-  // selection still copies them as the terminal's own lines), and never past
-  // the cursor (it stays inside the live region).
+  // selection still copies them as the terminal's own lines), and never up
+  // to the cursor's row (it stays inside the live region).
   while (k < pending_commits_.size() && k < drawn_rows_.size() && k < cursor_row_) {
     const Line& line = pending_commits_[k];
-    if (line.Width() > width_) break;
-    auto wrapped = Wrap(line, width_);
-    if (wrapped.size() != 1 || !(wrapped[0] == drawn_rows_[k])) break;
+    if (line.Width() > width_ || Wrap(line, width_).size() != 1) break;
     ++k;
   }
-  if (k == 0) return;
-  auto n = static_cast<std::ptrdiff_t>(k);
-  pending_commits_.erase(pending_commits_.begin(), pending_commits_.begin() + n);
-  drawn_rows_.erase(drawn_rows_.begin(), drawn_rows_.begin() + n);
-  cursor_row_ -= k;
-  caret_row_drawn_ = caret_row_drawn_ >= k ? caret_row_drawn_ - k : 0;
-  stats_.lines_committed += k;
-  stats_.committed_in_place += k;
+  return k;
 }
 
 std::string InlineRenderer::Frame() {
@@ -120,7 +133,6 @@ std::string InlineRenderer::Frame() {
   int caret_col = 0;
   size_t cut = 0;
   std::vector<Line> rows = LayOut(&caret_row, &caret_col, &cut);
-  CommitInPlace();
   bool caret_same = cursor_at_caret_ == caret_.visible && caret_row == caret_row_drawn_ && caret_col == caret_col_drawn_;
   if (!redraw_all_ && pending_commits_.empty() && caret_same && rows == drawn_rows_) {
     live_dirty_ = false;  // drawn as it is
@@ -129,7 +141,7 @@ std::string InlineRenderer::Frame() {
   }
 
   std::string out;
-  if (sync_) out += kSyncBegin;
+  uint64_t rows_before = stats_.rows_written;
   size_t cur = cursor_row_;        // the cursor's row in the live region
   size_t existing = drawn_rows_.size();  // live rows that exist on screen
   // Vertical moves inside the rows that exist; below them, newlines create
@@ -138,7 +150,10 @@ std::string InlineRenderer::Frame() {
     if (k < cur) CursorUp(cur - k, &out);
     size_t down_to = std::min(k, existing > 0 ? existing - 1 : 0);
     if (k > cur && down_to > cur) {
-      CursorDown(down_to - cur, &out);
+      // A line feed is one byte and keeps the column; it cannot scroll here
+      // (the rows below exist).
+      if (down_to - cur <= 3) out.append(down_to - cur, '\n');
+      else CursorDown(down_to - cur, &out);
       cur = down_to;
     }
     for (; cur < k; ++cur) out += "\r\n";
@@ -148,17 +163,47 @@ std::string InlineRenderer::Frame() {
     out += '\r';
     go_row(k);
   };
-  // Commits land where the live region was, so every live row moves.
-  bool all = redraw_all_ || !pending_commits_.empty();
+  // Turns the drawn row k into line, writing only its changed tail.
+  auto rewrite = [&](size_t k, const Line& line) {
+    RowDiff d = DiffRows(drawn_rows_[k], line);
+    go_row(k);
+    if (d.column == 0) out += '\r';
+    else out += "\x1b[" + std::to_string(d.column + 1) + "G";
+    if (d.old_longer) out += kEraseToEnd;
+    AppendEncoded(d.rest, &out);
+    ++stats_.rows_written;
+  };
+  // Commits that are the live region's top rows, or nearly (the stream's
+  // last bytes came with its newline): those rows become history where they
+  // stand, with their changed tails written; the region below keeps its place.
+  size_t in_place = CommittableInPlace();
   // A frame that changes rows in place returns to the caret by restoring the
   // cursor saved at its start, which needs no hiding of the cursor either.
-  bool structural = all || rows.size() != drawn_rows_.size();
+  bool all = redraw_all_ || pending_commits_.size() > in_place;
+  bool structural = all || in_place > 0 || rows.size() != drawn_rows_.size();
   bool restore = !structural && caret_.visible && caret_same;
   if (!sync_ && !restore && cursor_visible_) {
     out += kHideCursor;
     cursor_visible_ = false;
   }
   if (restore) out += "\x1b" "7";
+  for (size_t k = 0; k < in_place; ++k) {
+    Line row = Wrap(pending_commits_[k], width_)[0];
+    if (!(row == drawn_rows_[k])) rewrite(k, row);
+  }
+  if (in_place > 0) {
+    // Off the committed rows first: the cursor's row must stay in the region
+    // (row in_place exists: in_place is at most the cursor's row).
+    if (cur < in_place) go_row(in_place);
+    auto n = static_cast<std::ptrdiff_t>(in_place);
+    pending_commits_.erase(pending_commits_.begin(), pending_commits_.begin() + n);
+    drawn_rows_.erase(drawn_rows_.begin(), drawn_rows_.begin() + n);
+    cur -= in_place;
+    existing -= in_place;
+    stats_.lines_committed += in_place;
+    stats_.committed_in_place += in_place;
+  }
+  // Other commits land where the live region was, so every live row moves.
   if (all) {
     move_to(0);
     out += kEraseBelow;
@@ -206,17 +251,13 @@ std::string InlineRenderer::Frame() {
     // Only the rows that changed; a row that grew gets its new end only.
     for (size_t k = 0; k < rows.size(); ++k) {
       if (k < drawn_rows_.size() && drawn_rows_[k] == rows[k]) continue;
-      Line suffix;
-      if (k < drawn_rows_.size() && Extends(drawn_rows_[k], rows[k], &suffix)) {
-        go_row(k);
-        out += "\x1b[" + std::to_string(drawn_rows_[k].Width() + 1) + "G";
-        AppendEncoded(suffix, &out);
+      if (k < drawn_rows_.size()) {
+        rewrite(k, rows[k]);
       } else {
         move_to(k);
-        if (k < drawn_rows_.size() && !drawn_rows_[k].spans.empty()) out += kEraseLine;
         AppendEncoded(rows[k], &out);
+        ++stats_.rows_written;
       }
-      ++stats_.rows_written;
     }
     if (drawn_rows_.size() > rows.size()) {
       // The region shrank: clear the rows it left (they exist on screen, so
@@ -245,7 +286,13 @@ std::string InlineRenderer::Frame() {
   caret_row_drawn_ = caret_row;
   caret_col_drawn_ = caret_col;
   cursor_row_ = cur;
-  if (sync_) out += kSyncEnd;
+  // One row's tail written with the cursor saved and restored is one short
+  // write that leaves the cursor where it was: the terminal parses it whole,
+  // so it goes without the synchronized-output brackets (a third of a
+  // streaming frame's bytes). Everything else is bracketed when the terminal
+  // has DEC 2026.
+  bool small = restore && stats_.rows_written - rows_before <= 1;
+  if (sync_ && !small) out = kSyncBegin + out + kSyncEnd;
 
   drawn_rows_ = std::move(rows);
   drawn_cut_ = cut;

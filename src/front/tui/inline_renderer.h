@@ -91,9 +91,9 @@ class InlineRenderer {
   // The live rows at this width (cut to the screen's height), and the
   // caret's row and column among them.
   std::vector<Line> LayOut(size_t* caret_row, int* caret_col, size_t* cut_rows) const;
-  // The rows of the pending commits already on screen as the live region's
-  // top rows: dropped from both, nothing written.
-  void CommitInPlace();
+  // How many pending commits can become history where the live region's
+  // top rows stand (one row each, above the cursor).
+  size_t CommittableInPlace() const;
 
   int width_;
   int height_;
