@@ -13,8 +13,12 @@ constexpr const char* kShowCursor = "\x1b[?25h";
 constexpr const char* kEraseToEnd = "\x1b[K";
 constexpr const char* kEraseBelow = "\x1b[J";  // cursor to the end of the screen only
 
+// One row up is reverse index (ESC M, half the bytes of CSI A): it scrolls
+// only from the screen's top row, and every live row drawn is on screen, so
+// a move up from a live row to the one above never starts there.
 void CursorUp(size_t n, std::string* out) {
-  if (n > 0) *out += "\x1b[" + std::to_string(n) + "A";
+  if (n == 1) *out += "\x1bM";
+  else if (n > 1) *out += "\x1b[" + std::to_string(n) + "A";
 }
 void CursorDown(size_t n, std::string* out) {
   if (n > 0) *out += "\x1b[" + std::to_string(n) + "B";
