@@ -20,7 +20,7 @@ TEST(TuiTerminalReplies, SynchronizedOutputOnlyWhenTheTerminalHasIt) {
     EXPECT_EQ(r.synchronized_output(), c.sync) << c.reply;
     EXPECT_TRUE(r.done());
   }
-  EXPECT_EQ(TerminalReplies::Query(), "\x1b[?2026$p\x1b[c");
+  EXPECT_EQ(TerminalReplies::Query(), "\x1b[?2026$p\x1b]11;?\x1b\\\x1b[c");
 }
 
 TEST(TuiTerminalReplies, KeysPassAndRepliesCutAcrossReadsJoin) {
@@ -36,6 +36,30 @@ TEST(TuiTerminalReplies, KeysPassAndRepliesCutAcrossReadsJoin) {
     // After DA1's answer nothing is taken out any more.
     EXPECT_EQ(out, "ab\x1b[Ac\x1b" "d\x1b[?2026;0$y") << cut;
     EXPECT_TRUE(r.synchronized_output()) << cut;
+  }
+}
+
+TEST(TuiTerminalReplies, TheBackgroundColourPicksLightOrDark) {
+  struct Case {
+    std::string reply;
+    bool known, light;
+  } cases[] = {{"\x1b]11;rgb:ffff/ffff/ffff\x1b\\", true, true},
+               {"\x1b]11;rgb:1e1e/1e1e/2e2e\x07", true, false},
+               {"\x1b]11;rgb:f/f/e\x07", true, true},
+               {"\x1b]11;rgb:zz/00/00\x07", false, false},
+               {"\x1b]11;cmyk:0/0/0/0\x07", false, false}};
+  for (const auto& c : cases) {
+    std::string all = "k" + c.reply + "\x1b[?64c" + "j";
+    for (size_t cut = 0; cut <= all.size(); ++cut) {
+      if (cut == 2 || cut == 3) continue;  // "ESC" / "ESC ]" alone go to the key decoder
+      if (cut == all.size() - 6 || cut == all.size() - 5) continue;  // the same for DA1's
+      TerminalReplies r;
+      std::string out = r.Filter(all.substr(0, cut));
+      out += r.Filter(all.substr(cut));
+      EXPECT_EQ(out, "kj") << c.reply << " cut " << cut;
+      EXPECT_EQ(r.background_known(), c.known) << c.reply;
+      EXPECT_EQ(r.light_background(), c.light) << c.reply;
+    }
   }
 }
 

@@ -21,12 +21,17 @@ class TerminalReplies {
   std::string Filter(std::string_view bytes);
 
   bool synchronized_output() const { return sync_; }
+  // The terminal told its background colour; light: its luminance is high.
+  bool background_known() const { return background_known_; }
+  bool light_background() const { return light_; }
   bool done() const { return done_; }  // DA1 answered: no more replies expected
 
  private:
   std::string held_;  // the start of a reply cut across reads
   bool sync_ = false;
   bool done_ = false;
+  bool background_known_ = false;
+  bool light_ = false;
 };
 
 }  // namespace sepp::front::tui

@@ -117,6 +117,8 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   themes.Load(&theme_error);
   view.SetTheme(themes.theme());
   if (!theme_error.empty()) view.Notice("sepp: " + theme_error);
+  // No theme in the settings: the terminal's background picks light or dark.
+  bool theme_from_background = !settings.ok() || settings->theme.empty();
 
   // A resumed session (-c, -r): its tail, not its whole history.
   view.ShowHistory(session.Messages(), kHistoryMessages);
@@ -221,6 +223,10 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
         bool was_pending = decoder.pending();
         std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
         renderer.set_synchronized_output(replies.synchronized_output());
+        if (theme_from_background && replies.background_known()) {
+          theme_from_background = false;  // once: the user's own choice is never overridden
+          if (replies.light_background()) view.SetTheme(Theme::Light());
+        }
         for (const auto& e : decoder.Feed(keys)) handle(e);
         if (decoder.pending() && !was_pending) esc_deadline = Clock::now() + kEscWait;
         dirty = urgent = true;
