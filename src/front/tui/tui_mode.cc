@@ -11,10 +11,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
 
+#include "base/file.h"
+#include "base/json.h"
 #include "base/paths.h"
 #include "front/tui/chat_view.h"
 #include "front/tui/terminal.h"
@@ -84,6 +87,28 @@ class EventPump {
   std::deque<agent::Event> queue_;
   std::thread thread_;
 };
+
+// SEPP_TUI_STATS=<file>: what drawing cost, as one JSON object, written at
+// exit for the benchmarks (bench/tui/peers.sh) and for looking into a slow
+// terminal. Nothing is written without it.
+void WriteRenderStats(const RenderStats& st) {
+  const char* path = std::getenv("SEPP_TUI_STATS");
+  if (!path || !*path) return;
+  Json j = {{"frames", st.frames},
+            {"bytes", st.bytes},
+            {"bytes_per_frame", st.frames ? st.bytes / st.frames : 0},
+            {"max_frame_bytes", st.max_frame_bytes},
+            {"rows_written", st.rows_written},
+            {"lines_committed", st.lines_committed},
+            {"committed_in_place", st.committed_in_place},
+            {"full_redraws", st.full_redraws},
+            {"render_ms", static_cast<double>(st.render_ns) / 1e6},
+            {"frame_p50_us", st.FrameTimeQuantileUs(0.5)},
+            {"frame_p99_us", st.FrameTimeQuantileUs(0.99)}};
+  if (auto st2 = WriteFileAtomic(path, DumpJson(j) + "\n"); !st2.ok()) {
+    std::fprintf(stderr, "sepp: SEPP_TUI_STATS: %s\n", st2.error().message.c_str());
+  }
+}
 
 }  // namespace
 
@@ -259,6 +284,7 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   view.Refresh(editor);
   WriteAll(options.out_fd, renderer.Finish());
   (*term)->Restore();
+  WriteRenderStats(renderer.stats());
   if (sig_fd >= 0) close(sig_fd);
   return 0;
 }
