@@ -263,6 +263,27 @@ TEST(TuiInlineRenderer, ResizesNeitherEraseNorDuplicateHistory) {
   EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
 }
 
+TEST(TuiInlineRenderer, CommitsAboveTheRegionAreInsertedNotRedrawn) {
+  VtermScreen term(8, 40);
+  InlineRenderer r(40, 8);
+  // Fill the screen so that the insert has to scroll.
+  for (int i = 0; i < 6; ++i) r.Commit({Text("old " + std::to_string(i))});
+  r.SetLive({Text("> edit"), Text("footer")}, Caret{.line = 0, .column = 3, .visible = true});
+  term.Feed(r.Frame());
+  r.Commit({Text("new 1"), Text("new 2"), Text("new 3")});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_NE(frame.find("\x1b[3L"), std::string::npos);
+  EXPECT_EQ(frame.find("\x1b[J"), std::string::npos) << "the region is not redrawn";
+  EXPECT_EQ(frame.find("footer"), std::string::npos);
+  auto t = term.Transcript();
+  std::vector<std::string> expect = {"old 0", "old 1", "old 2", "old 3", "old 4", "old 5",
+                                     "new 1", "new 2", "new 3", "> edit", "footer"};
+  EXPECT_EQ(t, expect);
+  EXPECT_EQ(term.Cursor().row, 6);
+  EXPECT_EQ(term.Cursor().col, 3);
+}
+
 TEST(TuiInlineRenderer, FinishLeavesTheCursorBelowTheLiveRegion) {
   VtermScreen term(10, 40);
   InlineRenderer r(40, 10);

@@ -183,8 +183,17 @@ std::string InlineRenderer::Frame() {
   size_t in_place = CommittableInPlace();
   // A frame that changes rows in place returns to the caret by restoring the
   // cursor saved at its start, which needs no hiding of the cursor either.
-  bool all = redraw_all_ || pending_commits_.size() > in_place;
-  bool structural = all || in_place > 0 || rows.size() != drawn_rows_.size();
+  // The other commits, when each is one row and they fit on the screen with
+  // the region: inserted above the region (CSI n L), which keeps its rows.
+  size_t above = pending_commits_.size() - in_place;
+  bool insert_commits = above > 0 && !redraw_all_ && drawn_cut_ == 0 && !drawn_rows_.empty() &&
+                        above + drawn_rows_.size() - in_place <= static_cast<size_t>(height_);
+  for (size_t k = in_place; insert_commits && k < pending_commits_.size(); ++k) {
+    const Line& line = pending_commits_[k];
+    insert_commits = line.Width() <= width_ && Wrap(line, width_).size() == 1;
+  }
+  bool all = redraw_all_ || (above > 0 && !insert_commits);
+  bool structural = all || in_place > 0 || above > 0 || rows.size() != drawn_rows_.size();
   bool restore = !structural && caret_.visible && caret_same;
   if (!sync_ && !restore && cursor_visible_) {
     out += kHideCursor;
@@ -206,6 +215,24 @@ std::string InlineRenderer::Frame() {
     existing -= in_place;
     stats_.lines_committed += in_place;
     stats_.committed_in_place += in_place;
+  }
+  if (insert_commits) {
+    size_t m = above;
+    go_row(existing - 1);
+    out.append(m, '\n');  // room at the bottom (scrolls when there)
+    cur += m;
+    existing += m;
+    go_row(0);
+    out += "\x1b[" + std::to_string(m) + "L";
+    for (size_t i = 0; i < m; ++i) {
+      move_to(i);
+      AppendEncoded(pending_commits_[i], &out);
+    }
+    go_row(m);
+    cur -= m;
+    existing -= m;
+    stats_.lines_committed += m;
+    pending_commits_.clear();
   }
   // Other commits land where the live region was, so every live row moves.
   if (all) {
