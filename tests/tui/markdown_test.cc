@@ -226,6 +226,60 @@ TEST(TuiMarkdown, AStreamLooksLikeTheWholeDocumentWhateverThePieces) {
   }
 }
 
+// Generated documents (a fixed seed) of every block kind, streamed in pieces
+// of 1 to 13 bytes: the scrollback is the whole document's rendering.
+TEST(TuiMarkdown, GeneratedDocumentsStreamLikeTheWhole) {
+  uint32_t seed = 12345;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  };
+  const char* words[] = {"alpha", "beta", "**bold**", "`code`", "gamma", "*it*", "[l](http://x.y)", "δέλτα", "東京"};
+  auto sentence = [&] {
+    std::string s;
+    for (uint32_t i = 0, n = 2 + next(6); i < n; ++i) s += (i ? " " : "") + std::string(words[next(9)]);
+    return s;
+  };
+  for (int doc = 0; doc < 60; ++doc) {
+    std::string md;
+    for (uint32_t b = 0, n = 3 + next(6); b < n; ++b) {
+      switch (next(8)) {
+        case 0: md += std::string(1 + next(3), '#') + " " + sentence() + "\n"; break;
+        case 1:
+          for (uint32_t l = 0, k = 1 + next(3); l < k; ++l) md += sentence() + "\n";
+          break;
+        case 2:
+          for (uint32_t l = 0, k = 1 + next(4); l < k; ++l) md += std::string(next(2) * 2, ' ') + "- " + sentence() + "\n";
+          break;
+        case 3:
+          md += "```" + std::string(next(2) ? "python" : "go") + "\n";
+          for (uint32_t l = 0, k = next(4); l < k; ++l) md += "x = \"" + sentence() + "\"  # c\n";
+          md += "```\n";
+          break;
+        case 4:
+          md += "| a | b |\n|---|--:|\n";
+          for (uint32_t l = 0, k = 1 + next(3); l < k; ++l) md += "| " + sentence() + " | " + std::to_string(next(999)) + " |\n";
+          break;
+        case 5: md += "> " + sentence() + "\n> " + sentence() + "\n"; break;
+        case 6: md += "---\n"; break;
+        default: md += "1. " + sentence() + "\n2. " + sentence() + "\n"; break;
+      }
+      md += "\n";
+    }
+    std::vector<std::string> whole;
+    {
+      Drawn d(md, 70, 60);
+      whole = d.rows;
+    }
+    size_t piece = 1 + static_cast<size_t>(doc % 13);
+    Streamed s(70, 60);
+    s.Stream(md, piece);
+    auto t = s.term.Transcript();
+    ASSERT_GE(t.size(), whole.size()) << md;
+    for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(t[i], whole[i]) << "doc " << doc << " row " << i << "\n" << md;
+  }
+}
+
 TEST(TuiMarkdown, FinishedBlocksAreWrittenOnce) {
   // Each line carries a unique word; streamed a byte at a time, each word
   // reaches the terminal exactly once: the live line grows by its new end
