@@ -26,6 +26,11 @@ sepp_static_lib(dep_z libz.a "")
 # terminal emulator in process (libvterm).
 sepp_static_lib(dep_utf8proc libutf8proc.a "")
 sepp_static_lib(dep_vterm libvterm.a "")
+# Markdown in the terminal UI: CommonMark with the GFM extensions (tables,
+# strikethrough, autolinks, task lists).
+sepp_static_lib(dep_cmark_gfm libcmark-gfm.a "")
+sepp_static_lib(dep_cmark_gfm_extensions libcmark-gfm-extensions.a "")
+target_link_libraries(dep_cmark_gfm_extensions INTERFACE dep_cmark_gfm)
 
 # toml++ and CLI11 are header-only; nothing to link.
 add_library(dep_toml INTERFACE)

@@ -26,6 +26,13 @@ Status Apply(const std::filesystem::path& file, Settings& s) {
                              kind.error().message, "usage");
     s.session_store = *kind;
   }
+  if (auto node = t["theme"]) {
+    auto name = node.value<std::string>();
+    if (!name) return Error::Make(file.string() + ":" + std::to_string(node.node()->source().begin.line) +
+                                  ": theme must be a string (\"dark\", \"light\" or the name of a file in " +
+                                  (SeppHome() / "themes").string() + ")", "usage");
+    s.theme = *name;
+  }
   return Ok();
 }
 

@@ -13,6 +13,7 @@ namespace sepp::runtime {
 
 struct Settings {
   session::StoreKind session_store = session::StoreKind::kJsonl;  // [session] store
+  std::string theme;  // theme: the TUI's theme ("dark", "light" or a file in SeppHome()/themes); "" dark
   std::vector<std::string> warnings;  // for stderr: project files skipped, and why
 };
 

@@ -65,7 +65,10 @@ TEST(TuiChatView, AStreamedAnswerReachesTheScrollbackOnceLineByLine) {
   EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
   EXPECT_EQ(h.term.written().find("\x1b[3J"), std::string::npos);
   // Written once: the answer's bytes plus a bounded cost per frame (the live
-  // region is the unfinished line, the editor and the footer).
+  // region is the unfinished line, the editor and the footer): a finished
+  // line is not written again, a frame writes the new tail of one row.
+  EXPECT_LE(stream_bytes, 40u * 1024) << "the output budget of issue 10";
+  EXPECT_GE(h.renderer.stats().committed_in_place, 190u);
   std::printf("12 KB stream in %zu deltas: %llu bytes written, %llu frames\n", answer.size() / 7 + 1,
               static_cast<unsigned long long>(stream_bytes),
               static_cast<unsigned long long>(h.renderer.stats().frames));

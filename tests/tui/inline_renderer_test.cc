@@ -87,6 +87,7 @@ TEST(TuiInlineRenderer, FinishedBlocksReachTheScrollbackOnceAcrossALongReplay) {
 TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   VtermScreen term(24, 80);
   InlineRenderer r(80, 24);
+  r.set_synchronized_output(true);  // the terminal said so (TerminalReplies)
   r.Commit({Text("history that is never rewritten")});
   r.SetLive(Live("a streaming answer\nsecond line", "draft", "footer 1"), Caret{.line = 2, .column = 7, .visible = true});
   term.Feed(r.Frame());
@@ -99,8 +100,8 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(r.stats().rows_written - before, 1u);
   EXPECT_EQ(frame.find("streaming"), std::string::npos);
   EXPECT_EQ(frame.find("history"), std::string::npos);
-  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << "frames are synchronized output";
-  EXPECT_NE(frame.find("\x1b[?2026l"), std::string::npos);
+  EXPECT_EQ(frame.find("\x1b[?2026h"), std::string::npos) << "one row's tail is one short write: no brackets";
+  EXPECT_EQ(frame.rfind("\x1b" "7", 0), 0u) << "the cursor is saved and restored";
   auto rows = term.ScreenRows();
   EXPECT_EQ(rows[0], "history that is never rewritten");
   EXPECT_EQ(rows[1], "a streaming answer");
@@ -111,15 +112,18 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(term.Cursor().row, 3);
   EXPECT_EQ(term.Cursor().col, 7);
 
-  // The region shrinks (the stream's second line goes): the rows it leaves
-  // are cleared and the rows above it are not rewritten.
+  // The region shrinks (the stream's second line goes): the row is deleted
+  // (CSI M), the rows below move up, nothing is rewritten; a frame that moves
+  // rows is synchronized output.
   before = r.stats().rows_written;
-  r.SetLive({Text("a streaming answer"), Text("> draft"), Text("footer 2")},
-            Caret{.line = 1, .column = 7, .visible = true});
+  r.SetLive(Live("a streaming answer", "draft", "footer 2"), Caret{.line = 1, .column = 7, .visible = true});
   frame = r.Frame();
   term.Feed(frame);
   EXPECT_EQ(frame.find("streaming"), std::string::npos);
-  EXPECT_EQ(r.stats().rows_written - before, 2u);
+  EXPECT_EQ(r.stats().rows_written - before, 0u);
+  EXPECT_NE(frame.find("\x1b[1M"), std::string::npos);
+  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << "frames are synchronized output when the terminal has it";
+  EXPECT_NE(frame.find("\x1b[?2026l"), std::string::npos);
   rows = term.ScreenRows();
   EXPECT_EQ(rows[0], "history that is never rewritten");
   EXPECT_EQ(rows[1], "a streaming answer");
@@ -257,6 +261,27 @@ TEST(TuiInlineRenderer, ResizesNeitherEraseNorDuplicateHistory) {
   ASSERT_EQ(counts.size(), 50u);
   for (const auto& [line, n] : counts) EXPECT_EQ(n, 1) << line;
   EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
+}
+
+TEST(TuiInlineRenderer, CommitsAboveTheRegionAreInsertedNotRedrawn) {
+  VtermScreen term(8, 40);
+  InlineRenderer r(40, 8);
+  // Fill the screen so that the insert has to scroll.
+  for (int i = 0; i < 6; ++i) r.Commit({Text("old " + std::to_string(i))});
+  r.SetLive({Text("> edit"), Text("footer")}, Caret{.line = 0, .column = 3, .visible = true});
+  term.Feed(r.Frame());
+  r.Commit({Text("new 1"), Text("new 2"), Text("new 3")});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_NE(frame.find("\x1b[3L"), std::string::npos);
+  EXPECT_EQ(frame.find("\x1b[J"), std::string::npos) << "the region is not redrawn";
+  EXPECT_EQ(frame.find("footer"), std::string::npos);
+  auto t = term.Transcript();
+  std::vector<std::string> expect = {"old 0", "old 1", "old 2", "old 3", "old 4", "old 5",
+                                     "new 1", "new 2", "new 3", "> edit", "footer"};
+  EXPECT_EQ(t, expect);
+  EXPECT_EQ(term.Cursor().row, 6);
+  EXPECT_EQ(term.Cursor().col, 3);
 }
 
 TEST(TuiInlineRenderer, FinishLeavesTheCursorBelowTheLiveRegion) {

@@ -14,11 +14,13 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <random>
 
+#include "base/file.h"
 #include "base/json.h"
 
 #include "front/tui/terminal.h"
@@ -63,6 +65,7 @@ class TuiPty : public ::testing::Test {
         {"TERM", "xterm-256color"},
         {"LANG", "C.UTF-8"},
     };
+    for (const auto& [k, v] : extra_env_) env[k] = v;
     std::vector<std::string> env_strings;
     for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
     std::vector<char*> envp;
@@ -125,6 +128,7 @@ class TuiPty : public ::testing::Test {
   bool Restored() const { return term_->written().find(TerminalSession::kLeaveModes) != std::string::npos; }
 
   fs::path root_;
+  std::map<std::string, std::string> extra_env_;
   fake::FakeProvider fp_;
   pid_t pid_ = -1;
   int master_ = -1;
@@ -179,6 +183,48 @@ TEST_F(TuiPty, APromptStreamsAndAToolCallRenders) {
   Type("\x04");
   status = WaitExit();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// The binary as a terminal sees it: it asks for DEC 2026 and the background
+// and uses the answers, renders Markdown, loads the settings' theme from
+// SEPP_HOME/themes (a broken file says where and falls back, a fixed one is
+// loaded again while it runs), and writes its render statistics on quit.
+TEST_F(TuiPty, MarkdownThemesAndTheTerminalsAnswers) {
+  fs::create_directories(root_ / "home" / ".sepp" / "themes");
+  std::ofstream(root_ / "home" / ".sepp" / "settings.toml") << "theme = \"mine\"\n";
+  std::ofstream(root_ / "home" / ".sepp" / "themes" / "mine.json") << "{\"colors\": {\"accent\": \"#12\"}}";
+  extra_env_["SEPP_TUI_STATS"] = (root_ / "stats.json").string();
+  Start(Json::parse(R"([{"text": "# Heading\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"}])"));
+  ASSERT_TRUE(WaitFor([&] { return term_->written().find("\x1b[?2026$p") != std::string::npos; }));
+  EXPECT_NE(term_->written().find("\x1b]11;?"), std::string::npos);
+  Type("\x1b[?2026;2$y\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  std::string shown;  // the notice is one logical line, wrapped by the terminal
+  for (const auto& row : term_->Transcript()) shown += row;
+  EXPECT_NE(shown.find("mine.json"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("keeping the dark theme"), std::string::npos) << shown;
+  size_t before = term_->written().size();
+  Type("show me\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Some bold and code."); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("Heading"));
+  EXPECT_FALSE(ScreenHas("# Heading"));
+  EXPECT_TRUE(ScreenHas("\u2502 a   \u2502 b   \u2502")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_NE(term_->written().find("\x1b[?2026h", before), std::string::npos) << "the terminal said it has DEC 2026";
+  // Fixed while it runs: loaded again.
+  {
+    std::ofstream f(root_ / "home" / ".sepp" / "themes" / "mine.json.new");
+    f << "{\"name\": \"mine\", \"colors\": {\"accent\": \"#123456\"}}";
+  }
+  fs::rename(root_ / "home" / ".sepp" / "themes" / "mine.json.new", root_ / "home" / ".sepp" / "themes" / "mine.json");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("theme mine loaded"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("\x04");
+  int status = WaitExit();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  auto stats = ParseJson(ReadFile(root_ / "stats.json").ok() ? *ReadFile(root_ / "stats.json") : "");
+  ASSERT_TRUE(stats.ok()) << "SEPP_TUI_STATS was written";
+  EXPECT_GT((*stats)["frames"].get<int>(), 0);
+  EXPECT_GT((*stats)["bytes"].get<int>(), 0);
+  EXPECT_TRUE(stats->contains("frame_p99_us"));
 }
 
 TEST_F(TuiPty, ALoneEscAbortsTheRunningTurn) {

@@ -60,6 +60,11 @@ class VtermScreen {
   }
   const std::vector<std::string>& scrollback() const { return scrollback_; }
   const std::string& written() const { return written_; }
+  VTermScreenCell Cell(int row, int col) const {
+    VTermScreenCell cell;
+    vterm_screen_get_cell(screen_, VTermPos{row, col}, &cell);
+    return cell;
+  }
   VTermPos Cursor() const {
     VTermPos pos;
     vterm_state_get_cursorpos(vterm_obtain_state(vt_), &pos);

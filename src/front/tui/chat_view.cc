@@ -1,17 +1,13 @@
 #include "front/tui/chat_view.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace sepp::front::tui {
 namespace {
 
 constexpr size_t kMaxToolTailBytes = 8192;
-constexpr Style kUserStyle{.fg = 5, .bold = true};
-constexpr Style kThinkingStyle{.dim = true, .italic = true};
-constexpr Style kDimStyle{.dim = true};
-constexpr Style kOkStyle{.fg = 3, .bold = true};
-constexpr Style kFailStyle{.fg = 2, .bold = true};
-constexpr Style kRunningStyle{.fg = 4, .bold = true};
+constexpr size_t kMaxThinkingBytes = 64 * 1024;  // the live tail needs only the end
 
 std::string Compact(int64_t n) {
   // 950 -> "950", 12345 -> "12.3k", 200000 -> "200k", 1500000 -> "1.5M".
@@ -26,37 +22,60 @@ std::string Compact(int64_t n) {
 
 }  // namespace
 
+void ChatView::SetTheme(const Theme& theme) {
+  theme_ = theme;
+  answer_.set_theme(&theme_);
+}
+
 void ChatView::Notice(const std::string& text) {
   EndStream();
-  std::vector<Line> lines = LinesFromText(text, kDimStyle);
+  std::vector<Line> lines = LinesFromText(text, theme_.muted);
   renderer_->Commit(std::move(lines));
 }
 
-void ChatView::AppendStream(const std::string& text, Style style) {
-  if (style != partial_style_ && (!partial_.empty() || block_open_)) EndStream();
-  partial_style_ = style;
-  partial_ += text;
-  size_t nl;
+void ChatView::AppendAnswer(const std::string& text) {
+  EndThinking();
+  answer_.set_theme(&theme_);
   std::vector<Line> done;
-  while ((nl = partial_.find('\n')) != std::string::npos) {
-    for (auto& l : LinesFromText(std::string_view(partial_).substr(0, nl), style)) done.push_back(std::move(l));
-    partial_.erase(0, nl + 1);
-  }
+  answer_.Append(text, renderer_->width(), &done);
   if (!done.empty()) {
     renderer_->Commit(std::move(done));
-    block_open_ = true;
+    answer_open_ = true;
   }
 }
 
-void ChatView::EndStream() {
-  std::vector<Line> done;
-  if (!partial_.empty()) {
-    done = LinesFromText(partial_, partial_style_);
-    partial_.clear();
-    block_open_ = true;
+void ChatView::AppendThinking(const std::string& text) {
+  if (!answer_.empty()) EndStream();
+  thinking_ += text;
+  if (thinking_.size() > kMaxThinkingBytes) {
+    thinking_lines_dropped_ += static_cast<size_t>(
+        std::count(thinking_.begin(), thinking_.begin() + static_cast<std::ptrdiff_t>(thinking_.size() - kMaxThinkingBytes), '\n'));
+    thinking_.erase(0, thinking_.size() - kMaxThinkingBytes);
   }
-  if (block_open_) done.emplace_back();  // a blank line ends the block
-  block_open_ = false;
+}
+
+// Thinking folds to one line when it ends: it was read live; the answer is
+// what stays in the scrollback.
+void ChatView::EndThinking() {
+  if (thinking_.empty()) return;
+  std::string_view text = thinking_;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  size_t lines = thinking_lines_dropped_ + static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  thinking_.clear();
+  thinking_lines_dropped_ = 0;
+  if (text.empty()) return;
+  renderer_->Commit({Line{}.Add("\u25b8 thought for " + std::to_string(lines) + (lines == 1 ? " line" : " lines"),
+                               theme_.thinking),
+                     Line{}});
+}
+
+void ChatView::EndStream() {
+  EndThinking();
+  std::vector<Line> done;
+  answer_.Finish(renderer_->width(), &done);
+  if (!done.empty()) answer_open_ = true;
+  if (answer_open_) done.emplace_back();  // a blank line ends the answer
+  answer_open_ = false;
   if (!done.empty()) renderer_->Commit(std::move(done));
 }
 
@@ -64,7 +83,7 @@ std::vector<Line> ChatView::ToolTail(const std::string& output, size_t max_lines
   std::string_view text = output;
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   std::vector<Line> lines;
-  if (!text.empty()) lines = LinesFromText(text, kDimStyle);
+  if (!text.empty()) lines = LinesFromText(text, theme_.muted);
   *earlier = lines.size() > max_lines ? lines.size() - max_lines : 0;
   std::vector<Line> tail;
   for (size_t i = *earlier; i < lines.size(); ++i) {
@@ -80,14 +99,14 @@ void ChatView::CommitToolResult(const std::string& summary, const std::string& r
                                 bool denied) {
   std::vector<Line> lines;
   Line header;
-  if (denied) header.Add("\u2717 denied ", kFailStyle);
-  else if (is_error) header.Add("\u2717 ", kFailStyle);
-  else header.Add("\u2713 ", kOkStyle);
+  if (denied) header.Add("\u2717 denied ", theme_.error);
+  else if (is_error) header.Add("\u2717 ", theme_.error);
+  else header.Add("\u2713 ", theme_.success);
   header.Add(summary);
   lines.push_back(std::move(header));
   size_t earlier = 0;
   auto tail = ToolTail(result, kToolTailLines, &earlier);
-  if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", kDimStyle));
+  if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", theme_.muted));
   for (auto& l : tail) lines.push_back(std::move(l));
   lines.emplace_back();
   renderer_->Commit(std::move(lines));
@@ -107,7 +126,7 @@ void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max
       }
       case llm::Role::kAssistant:
         if (!m.Text().empty()) {
-          AppendStream(m.Text(), Style{});
+          AppendAnswer(m.Text());
           EndStream();
         }
         break;
@@ -127,9 +146,9 @@ void ChatView::OnEvent(const agent::Event& e) {
       EndStream();
       std::vector<Line> lines;
       bool first = true;
-      for (auto& l : LinesFromText(e.text, kUserStyle)) {
+      for (auto& l : LinesFromText(e.text, theme_.user)) {
         Line row;
-        row.Add(first ? "\u203a " : "  ", kUserStyle);
+        row.Add(first ? "\u203a " : "  ", theme_.user);
         for (auto& s : l.spans) row.spans.push_back(std::move(s));
         lines.push_back(std::move(row));
         first = false;
@@ -138,8 +157,8 @@ void ChatView::OnEvent(const agent::Event& e) {
       renderer_->Commit(std::move(lines));
       break;
     }
-    case EventType::kMessageDelta: AppendStream(e.text, Style{}); break;
-    case EventType::kThinkingDelta: AppendStream(e.text, kThinkingStyle); break;
+    case EventType::kMessageDelta: AppendAnswer(e.text); break;
+    case EventType::kThinkingDelta: AppendThinking(e.text); break;
     case EventType::kMessageCompleted:
     case EventType::kTurnFinished: EndStream(); break;
     case EventType::kToolStarted:
@@ -168,10 +187,10 @@ void ChatView::OnEvent(const agent::Event& e) {
     }
     case EventType::kError:
       EndStream();
-      renderer_->Commit({Line{}.Add("error: ", kFailStyle).Add(e.text), Line{}});
+      renderer_->Commit({Line{}.Add("error: ", theme_.error).Add(e.text), Line{}});
       break;
     case EventType::kRetry:
-      renderer_->Commit({Line{}.Add("retrying: " + e.text, kDimStyle)});
+      renderer_->Commit({Line{}.Add("retrying: " + e.text, theme_.muted)});
       break;
     case EventType::kUsage:
       tokens_in_ = e.total.input + e.total.cache_read + e.total.cache_write;
@@ -205,19 +224,24 @@ Line ChatView::Footer() const {
   }
   if (queued_ > 0) text += "  queued " + std::to_string(queued_);
   Line footer;
-  footer.Add(text, kDimStyle);
-  if (busy_) footer.Add("  working (Esc aborts)", kRunningStyle);
+  footer.Add(text, theme_.muted);
+  if (busy_) footer.Add("  working (Esc aborts)", theme_.running);
   return footer;
 }
 
 void ChatView::Refresh(const Editor& editor) {
   std::vector<Line> live;
-  if (!partial_.empty()) {
-    for (auto& l : LinesFromText(partial_, partial_style_)) live.push_back(std::move(l));
+  if (!thinking_.empty()) {
+    size_t earlier = 0;
+    for (auto& l : ToolTail(thinking_, kThinkingTailLines, &earlier)) {
+      for (auto& s : l.spans) s.style = theme_.thinking;
+      live.push_back(std::move(l));
+    }
   }
+  for (auto& l : answer_.Live(renderer_->width())) live.push_back(std::move(l));
   for (const auto& id : tool_order_) {
     const RunningTool& tool = tools_.at(id);
-    live.push_back(Line{}.Add("\u25cf ", kRunningStyle).Add(tool.summary));
+    live.push_back(Line{}.Add("\u25cf ", theme_.running).Add(tool.summary));
     size_t earlier = 0;
     for (auto& l : ToolTail(tool.output_tail, kToolTailLines, &earlier)) live.push_back(std::move(l));
   }

@@ -1,10 +1,11 @@
 // ChatView: the conversation as the terminal UI shows it, built from the
 // session runtime's events (agent/events.h), drawn through an
-// InlineRenderer. Finished things (user messages, complete lines of the
-// answer, finished tool calls, errors) are committed to the scrollback as
-// soon as they are final; the live region holds only what can still change:
-// the answer's unfinished last line, the running tool calls with the tail of
-// their output, the editor and the footer.
+// InlineRenderer. Finished things (user messages, the answer's Markdown
+// blocks as they become final, finished tool calls, errors) are committed to
+// the scrollback; the live region holds only what can still change: the
+// answer's unfinished block, the thinking while it streams (folded to one
+// line when it ends), the running tool calls with the tail of their output,
+// the editor and the footer.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -15,6 +16,8 @@
 #include "llm/message.h"
 #include "front/tui/editor.h"
 #include "front/tui/inline_renderer.h"
+#include "front/tui/markdown.h"
+#include "front/tui/theme.h"
 
 namespace sepp::front::tui {
 
@@ -29,7 +32,13 @@ class ChatView {
   // Lines of a running or finished tool call's output shown under its header.
   static constexpr size_t kToolTailLines = 5;
 
-  explicit ChatView(InlineRenderer* renderer) : renderer_(renderer) {}
+  // Thinking shows its last lines while it streams.
+  static constexpr size_t kThinkingTailLines = 6;
+
+  explicit ChatView(InlineRenderer* renderer) : renderer_(renderer), answer_(&Theme::Dark()) {}
+
+  // The theme for what is drawn from now on (the scrollback keeps its colours).
+  void SetTheme(const Theme& theme);
 
   void OnEvent(const agent::Event& e);
   void SetFooter(FooterInfo info) { footer_ = std::move(info); }
@@ -49,7 +58,9 @@ class ChatView {
     std::string summary;
     std::string output_tail;  // the last bytes of its output
   };
-  void AppendStream(const std::string& text, Style style);
+  void AppendAnswer(const std::string& text);
+  void AppendThinking(const std::string& text);
+  void EndThinking();
   void EndStream();
   std::vector<Line> ToolTail(const std::string& output, size_t max_lines, size_t* earlier) const;
   Line Footer() const;
@@ -58,9 +69,11 @@ class ChatView {
 
   InlineRenderer* renderer_;
   FooterInfo footer_;
-  std::string partial_;  // the streamed block's unfinished last line
-  Style partial_style_;
-  bool block_open_ = false;  // a streamed block has committed lines
+  Theme theme_ = Theme::Dark();
+  MarkdownStream answer_;      // the streamed answer's Markdown
+  std::string thinking_;       // the streaming thinking text
+  bool answer_open_ = false;   // the answer has committed lines
+  size_t thinking_lines_dropped_ = 0;  // lines cut from the front of thinking_
   std::map<std::string, RunningTool> tools_;
   std::vector<std::string> tool_order_;
   bool busy_ = false;

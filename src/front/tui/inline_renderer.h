@@ -12,9 +12,19 @@
 //
 // A frame never clears the screen or the scrollback (no CSI 2J / 3J); it
 // moves to the top of the live region, writes, and parks the hardware cursor
-// at the caret. Frames are wrapped in synchronized output (DEC 2026), which
-// terminals without it ignore. The renderer only produces bytes; writing
-// them is the caller's job, which keeps it testable against an emulator.
+// at the caret. Frames are wrapped in synchronized output (DEC 2026) when
+// the terminal said it has it (set_synchronized_output, from the DECRQM
+// answer); otherwise the cursor is hidden while a frame moves it.
+//
+// What keeps a streamed answer cheap: a committed line that is already on
+// screen as the live region's top row (the finished line of the stream) is
+// not written again, the live region below it is shifted with insert/delete
+// line (CSI L / CSI M) instead of being redrawn, a row that only grew gets
+// its new end only, and a frame that changes no row structure returns to the
+// caret with save/restore cursor (ESC 7 / ESC 8).
+//
+// The renderer only produces bytes; writing them is the caller's job, which
+// keeps it testable against an emulator.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -32,12 +42,26 @@ struct Caret {
   bool visible = false;
 };
 
+// What drawing cost, for a debug view and the benchmarks.
 struct RenderStats {
+  static constexpr int kTimeBuckets = 24;
   uint64_t frames = 0;
   uint64_t bytes = 0;
-  uint64_t rows_written = 0;      // live rows redrawn
-  uint64_t lines_committed = 0;   // lines sent to the scrollback
-  uint64_t full_redraws = 0;      // every live row redrawn (resize, commit)
+  uint64_t max_frame_bytes = 0;
+  uint64_t rows_written = 0;       // live rows redrawn
+  uint64_t lines_committed = 0;    // lines sent to the scrollback
+  uint64_t committed_in_place = 0; // of those, already on screen (not rewritten)
+  uint64_t full_redraws = 0;       // every live row redrawn (resize, commit)
+  uint64_t render_ns = 0;          // time spent in Frame()
+  // Frames by time spent: bucket i counts frames of [2^i, 2^(i+1)) microseconds
+  // (bucket 0 also the faster ones).
+  uint64_t time_buckets[kTimeBuckets] = {};
+
+  // The upper bound, in microseconds, of the bucket holding the q-th
+  // quantile of frame times (q in 0..1); 0 without frames.
+  uint64_t FrameTimeQuantileUs(double q) const;
+  // One line for a debug view or a log: frames, bytes, p50/p99 and so on.
+  std::string Summary() const;
 };
 
 class InlineRenderer {
@@ -50,6 +74,9 @@ class InlineRenderer {
   void SetLive(std::vector<Line> lines, Caret caret = {});
   // The terminal's new size: the live region is redrawn at the next frame.
   void Resize(int width, int height);
+  // Whether the terminal has synchronized output (DEC mode 2026).
+  void set_synchronized_output(bool on) { sync_ = on; }
+  bool synchronized_output() const { return sync_; }
 
   // The bytes of one frame; "" when nothing changed.
   std::string Frame();
@@ -61,14 +88,27 @@ class InlineRenderer {
   int width() const { return width_; }
 
  private:
+  // The live rows at this width (cut to the screen's height), and the
+  // caret's row and column among them.
+  std::vector<Line> LayOut(size_t* caret_row, int* caret_col, size_t* cut_rows) const;
+  // How many pending commits can become history where the live region's
+  // top rows stand (one row each, above the cursor).
+  size_t CommittableInPlace() const;
+
   int width_;
   int height_;
+  bool sync_ = false;
+  bool cursor_visible_ = true;    // as the terminal has it
+  bool cursor_at_caret_ = false;  // the cursor is where the last frame parked it
+  size_t caret_row_drawn_ = 0;
+  int caret_col_drawn_ = 0;
   std::vector<Line> pending_commits_;
   std::vector<Line> live_;
   Caret caret_;
   bool live_dirty_ = true;
   bool redraw_all_ = true;        // the rows on screen are not known
   std::vector<Line> drawn_rows_;  // the live rows as they are on screen
+  size_t drawn_cut_ = 0;          // rows of the region above the screen
   size_t cursor_row_ = 0;         // the cursor's row inside the live region
   RenderStats stats_;
 };

@@ -118,7 +118,7 @@ std::vector<Line> LinesFromText(std::string_view raw, Style style) {
 Line& Line::Add(std::string_view text, Style style) {
   std::string clean = Sanitize(text, Width());
   if (clean.empty()) return *this;
-  if (!spans.empty() && spans.back().style == style) {
+  if (!spans.empty() && spans.back().style == style && spans.back().link.empty()) {
     spans.back().text += clean;
   } else {
     spans.push_back({std::move(clean), style});
@@ -162,7 +162,7 @@ std::vector<Line> Wrap(const Line& line, int width, std::vector<int>* row_starts
     for (size_t i = begin; i < end; ++i) {
       const Style& style = line.spans[cells[i].span].style;
       if (row.spans.empty() || cells[i].span != cells[i - 1].span) {
-        row.spans.push_back({std::string(cells[i].text), style});
+        row.spans.push_back({std::string(cells[i].text), style, line.spans[cells[i].span].link});
       } else {
         row.spans.back().text += cells[i].text;
       }
@@ -197,25 +197,51 @@ std::vector<Line> Wrap(const Line& line, int width, std::vector<int>* row_starts
   return rows;
 }
 
+std::string SafeLinkTarget(std::string_view url) {
+  constexpr size_t kMaxLink = 2000;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : url) {
+    if (c > 0x20 && c < 0x7F) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out.size() > kMaxLink ? std::string() : out;
+}
+
 void AppendEncoded(const Line& line, std::string* out) {
   for (const auto& span : line.spans) {
     const Style& st = span.style;
+    if (!span.link.empty()) *out += "\x1b]8;;" + span.link + "\x1b\\";
     if (st.IsPlain()) {
       *out += span.text;
-      continue;
+    } else {
+      std::string sgr = "\x1b[";
+      auto add = [&](uint32_t code) {
+        if (sgr.size() > 2) sgr += ';';
+        sgr += std::to_string(code);
+      };
+      if (st.bold) add(1);
+      if (st.dim) add(2);
+      if (st.italic) add(3);
+      if (st.underline) add(4);
+      if (st.inverse) add(7);
+      if (st.strike) add(9);
+      if (st.fg >= 1 && st.fg <= 8) add(30 + st.fg - 1);
+      if (st.fg >= 9 && st.fg <= 16) add(90 + st.fg - 9);
+      if (st.fg & kColor256) {
+        add(38), add(5), add(st.fg & 0xFF);
+      }
+      if (st.fg & kColorRgb) {
+        add(38), add(2), add((st.fg >> 16) & 0xFF), add((st.fg >> 8) & 0xFF), add(st.fg & 0xFF);
+      }
+      *out += sgr + "m" + span.text + "\x1b[0m";
     }
-    std::string sgr = "\x1b[";
-    auto add = [&](int code) {
-      if (sgr.size() > 2) sgr += ';';
-      sgr += std::to_string(code);
-    };
-    if (st.bold) add(1);
-    if (st.dim) add(2);
-    if (st.italic) add(3);
-    if (st.inverse) add(7);
-    if (st.fg >= 1 && st.fg <= 8) add(30 + st.fg - 1);
-    if (st.fg >= 9 && st.fg <= 16) add(90 + st.fg - 9);
-    *out += sgr + "m" + span.text + "\x1b[0m";
+    if (!span.link.empty()) *out += "\x1b]8;;\x1b\\";
   }
 }
 

@@ -10,22 +10,40 @@
 
 namespace sepp::front::tui {
 
+// A foreground colour: 0 is the terminal's default, 1..16 the ANSI colours
+// 0..15, Ansi256(i) one of the 256-colour palette, Rgb(r, g, b) true colour.
+constexpr uint32_t kColor256 = 1u << 24;
+constexpr uint32_t kColorRgb = 1u << 25;
+constexpr uint32_t Ansi256(uint8_t index) { return kColor256 | index; }
+constexpr uint32_t Rgb(uint8_t r, uint8_t g, uint8_t b) {
+  return kColorRgb | (uint32_t{r} << 16) | (uint32_t{g} << 8) | b;
+}
+
 struct Style {
-  uint8_t fg = 0;  // 0: the terminal's default; 1..16: ANSI colours 0..15
+  uint32_t fg = 0;  // see Ansi256() and Rgb()
   bool bold = false;
   bool dim = false;
   bool italic = false;
   bool inverse = false;
+  bool underline = false;
+  bool strike = false;
   bool operator==(const Style&) const = default;
   bool IsPlain() const { return *this == Style{}; }
 };
 
 // A run of one style. text is sanitized (Sanitize()) and has no newline.
+// link: the target of an OSC 8 hyperlink around the run (SafeLinkTarget()).
 struct Span {
   std::string text;
   Style style;
+  std::string link;
   bool operator==(const Span&) const = default;
 };
+
+// A link target that cannot leave its OSC 8 sequence: printable ASCII only,
+// every other byte (controls, ESC, BEL, spaces, non-ASCII) percent-encoded;
+// "" for targets longer than 2,000 bytes (terminals drop them anyway).
+std::string SafeLinkTarget(std::string_view url);
 
 // One logical line (before wrapping) or one screen row (after Wrap()).
 struct Line {
@@ -64,7 +82,8 @@ std::vector<Line> LinesFromText(std::string_view raw, Style style = {});
 // starts, which maps a caret to its row.
 std::vector<Line> Wrap(const Line& line, int width, std::vector<int>* row_starts = nullptr);
 
-// The bytes that draw a row: SGR for styled spans, reset after each.
+// The bytes that draw a row: SGR for styled spans, reset after each; OSC 8
+// around linked spans.
 void AppendEncoded(const Line& line, std::string* out);
 
 template <typename Fn>

@@ -11,13 +11,20 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <thread>
 
+#include "base/file.h"
+#include "base/json.h"
+#include "base/paths.h"
 #include "front/tui/chat_view.h"
 #include "front/tui/terminal.h"
+#include "front/tui/terminal_replies.h"
+#include "front/tui/theme_watcher.h"
 #include "llm/models.h"
+#include "runtime/settings.h"
 
 namespace sepp::front::tui {
 namespace {
@@ -81,6 +88,28 @@ class EventPump {
   std::thread thread_;
 };
 
+// SEPP_TUI_STATS=<file>: what drawing cost, as one JSON object, written at
+// exit for the benchmarks (bench/tui/peers.sh) and for looking into a slow
+// terminal. Nothing is written without it.
+void WriteRenderStats(const RenderStats& st) {
+  const char* path = std::getenv("SEPP_TUI_STATS");
+  if (!path || !*path) return;
+  Json j = {{"frames", st.frames},
+            {"bytes", st.bytes},
+            {"bytes_per_frame", st.frames ? st.bytes / st.frames : 0},
+            {"max_frame_bytes", st.max_frame_bytes},
+            {"rows_written", st.rows_written},
+            {"lines_committed", st.lines_committed},
+            {"committed_in_place", st.committed_in_place},
+            {"full_redraws", st.full_redraws},
+            {"render_ms", static_cast<double>(st.render_ns) / 1e6},
+            {"frame_p50_us", st.FrameTimeQuantileUs(0.5)},
+            {"frame_p99_us", st.FrameTimeQuantileUs(0.99)}};
+  if (auto st2 = WriteFileAtomic(path, DumpJson(j) + "\n"); !st2.ok()) {
+    std::fprintf(stderr, "sepp: SEPP_TUI_STATS: %s\n", st2.error().message.c_str());
+  }
+}
+
 }  // namespace
 
 int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
@@ -104,6 +133,17 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   Editor editor;
   KeyDecoder decoder;
   EventPump pump(session.Subscribe());
+  // Synchronized output only once the terminal said it has it.
+  TerminalReplies replies;
+  WriteAll(options.out_fd, TerminalReplies::Query());
+  auto settings = runtime::LoadSettings(state.cwd);
+  ThemeWatcher themes(SeppHome() / "themes", settings.ok() ? settings->theme : "");
+  std::string theme_error;
+  themes.Load(&theme_error);
+  view.SetTheme(themes.theme());
+  if (!theme_error.empty()) view.Notice("sepp: " + theme_error);
+  // No theme in the settings: the terminal's background picks light or dark.
+  bool theme_from_background = !settings.ok() || settings->theme.empty();
 
   // A resumed session (-c, -r): its tail, not its whole history.
   view.ShowHistory(session.Messages(), kHistoryMessages);
@@ -188,8 +228,9 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     };
     if (dirty) until(last_frame + kFrameInterval);
     if (decoder.pending()) until(esc_deadline);
-    struct pollfd fds[3] = {{options.in_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}, {pump.fd(), POLLIN, 0}};
-    int ready = poll(fds, 3, timeout);
+    struct pollfd fds[4] = {{options.in_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}, {pump.fd(), POLLIN, 0},
+                            {themes.fd(), POLLIN, 0}};
+    int ready = poll(fds, 4, timeout);
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
@@ -205,7 +246,13 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
       if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;  // the terminal went away
       if (n > 0) {
         bool was_pending = decoder.pending();
-        for (const auto& e : decoder.Feed(std::string_view(buf, static_cast<size_t>(n)))) handle(e);
+        std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
+        renderer.set_synchronized_output(replies.synchronized_output());
+        if (theme_from_background && replies.background_known()) {
+          theme_from_background = false;  // once: the user's own choice is never overridden
+          if (replies.light_background()) view.SetTheme(Theme::Light());
+        }
+        for (const auto& e : decoder.Feed(keys)) handle(e);
         if (decoder.pending() && !was_pending) esc_deadline = Clock::now() + kEscWait;
         dirty = urgent = true;
       }
@@ -226,11 +273,18 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
       for (const auto& e : pump.Take()) view.OnEvent(e);
       dirty = true;
     }
+    if ((fds[3].revents & POLLIN) && themes.Changed()) {
+      themes.Load(&theme_error);
+      view.SetTheme(themes.theme());
+      view.Notice(theme_error.empty() ? "theme " + themes.theme().name + " loaded" : "sepp: " + theme_error);
+      dirty = urgent = true;
+    }
   }
   session.Abort();
   view.Refresh(editor);
   WriteAll(options.out_fd, renderer.Finish());
   (*term)->Restore();
+  WriteRenderStats(renderer.stats());
   if (sig_fd >= 0) close(sig_fd);
   return 0;
 }
