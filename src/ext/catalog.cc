@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "base/paths.h"
 #include "ext/resources.h"
+#include "ext/themes/theme_file.h"
 
 namespace sepp::ext {
 namespace {
@@ -10,12 +12,33 @@ namespace {
 // One line per tier's loader.
 constexpr CatalogContributor kContributors[] = {
     &ResourceExtensions,  // tier 1: skills, prompt templates
+    &ThemeExtensions,     // tier 1: themes
 };
 
 }  // namespace
 
 std::vector<ExtensionInfo> ResourceExtensions(const std::filesystem::path& cwd) {
   return LoadResources(cwd).infos;
+}
+
+std::vector<ExtensionInfo> ThemeExtensions(const std::filesystem::path&) {
+  std::vector<ExtensionInfo> infos;
+  const std::filesystem::path dir = SeppHome() / "themes";
+  for (const std::string& name : themes::ListThemes(dir)) {
+    ExtensionInfo info;
+    info.name = name;
+    info.tier = Tier::kResource;
+    info.kind = "theme";
+    info.source = dir / (name + ".json");
+    info.scope = "user";
+    info.may = {"colours the terminal UI (data only)"};
+    info.trust = "not needed (data)";
+    auto file = themes::LoadTheme(dir, name);
+    info.loaded = file.ok();
+    if (!file.ok()) info.errors.push_back(file.error().message);
+    infos.push_back(std::move(info));
+  }
+  return infos;
 }
 
 std::vector<ExtensionInfo> ListExtensions(const std::filesystem::path& cwd) {

@@ -17,6 +17,9 @@ using CatalogContributor = std::vector<ExtensionInfo> (*)(const std::filesystem:
 // Tier 1: skills and prompt templates (resources.h).
 std::vector<ExtensionInfo> ResourceExtensions(const std::filesystem::path& cwd);
 
+// Tier 1: the theme files of SeppHome()/themes, each parsed (themes/theme_file.h).
+std::vector<ExtensionInfo> ThemeExtensions(const std::filesystem::path& cwd);
+
 // Every contributor's extensions, by tier, in its order.
 std::vector<ExtensionInfo> ListExtensions(const std::filesystem::path& cwd);
 

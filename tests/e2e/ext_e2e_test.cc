@@ -126,6 +126,8 @@ TEST_F(ExtE2E, ExtListShowsEveryResourceWithSourceTrustAndErrors) {
   Write(ws_ / ".claude/commands/review.md", "Claude review $0\n");
   Write(home_ / ".sepp/skills/notes/SKILL.md", "---\nname: notes\ndescription: Notes\n---\nbody\n");
   Write(home_ / ".sepp/skills/bad/SKILL.md", "---\nname: bad\ndescription: \"open\n---\n");
+  Write(home_ / ".sepp/themes/nord.json", R"({"name": "nord", "colors": {"accent": "#88c0d0"}})");
+  Write(home_ / ".sepp/themes/broken.json", R"({"colors": {"accent": "#zz"}})");
   auto r = Sepp({"ext", "list", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   Json j = Json::parse(r.out);
@@ -139,6 +141,11 @@ TEST_F(ExtE2E, ExtListShowsEveryResourceWithSourceTrustAndErrors) {
   ASSERT_TRUE(by.count("skill:bad:user:0")) << r.out;
   EXPECT_NE(by["skill:bad:user:0"]["errors"][0].get<std::string>().find("SKILL.md:3: the double-quoted"),
             std::string::npos);
+  ASSERT_TRUE(by.count("theme:nord:user:1")) << r.out;
+  EXPECT_EQ(by["theme:nord:user:1"]["trust"], "not needed (data)");
+  ASSERT_TRUE(by.count("theme:broken:user:0")) << r.out;
+  EXPECT_NE(by["theme:broken:user:0"]["errors"][0].get<std::string>().find("broken.json"),
+            std::string::npos) << r.out;
   ASSERT_TRUE(by.count("prompt:review:project:1"));
   ASSERT_TRUE(by.count("prompt:review:project:0"));
   EXPECT_NE(by["prompt:review:project:0"]["errors"][0].get<std::string>().find("shadowed by"),
@@ -148,7 +155,7 @@ TEST_F(ExtE2E, ExtListShowsEveryResourceWithSourceTrustAndErrors) {
   EXPECT_NE(text.out.find("Tier 1 (resource):"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("skill bad  [user]  ~/.sepp/skills/bad/SKILL.md  NOT LOADED"),
             std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("2 extensions did not load"), std::string::npos);
+  EXPECT_NE(text.out.find("3 extensions did not load"), std::string::npos);
   EXPECT_EQ(Sepp({"ext", "list", "/no/such/dir"}).exit_code, 2);
   EXPECT_EQ(Sepp({"ext"}).exit_code, 2);
 }
