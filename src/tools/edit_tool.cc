@@ -232,7 +232,7 @@ class EditTool : public Tool {
 
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
     PathGuard guard(ctx);
-    if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckWrite(path)) return DeniedResult(std::move(*denial));
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);
     // From reading the file to replacing it: another write or edit of it in
