@@ -124,6 +124,7 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       e.data = {{"attempt", attempt}, {"delay_s", delay}};
       Emit(e);
     };
+    sink.retry_stopper = &retry_stopper_;
 
     MaybeCompact(cancel);
     auto reply = provider_.Complete(BuildRequest(), sink, &cancel);

@@ -258,7 +258,11 @@ class RpcServer {
     Json req = {{"type", "extension_ui_request"},
                 {"id", d.value("request_id", "")},
                 {"method", "select"},
-                {"title", "Allow " + what + "? " + d.value("justification", "")},
+                {"title", std::string(d.value("parent_call_id", "").empty()
+                                          ? ""
+                                          : "A sub-agent (of call " +
+                                                d.value("parent_call_id", "") + ") asks: ") +
+                              "Allow " + what + "? " + d.value("justification", "")},
                 {"options", options},
                 {"timeout", static_cast<int64_t>(d.value("timeout_s", 300.0) * 1000)},
                 {"sepp", {{"permission", d}}}};
@@ -627,8 +631,10 @@ class RpcServer {
       else s_.SetAutoRetry(cmd["enabled"].get<bool>());
       return ok();
     }
-    if (type == "abort_retry")
-      return fail("sepp does not support \"" + type + "\" over RPC yet");
+    if (type == "abort_retry") {  // as pi: succeeds whether or not a retry was waiting
+      s_.AbortRetry();
+      return ok();
+    }
     fail("Unknown command: " + type);
   }
 
