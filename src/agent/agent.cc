@@ -127,11 +127,11 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
     sink.retry_stopper = &retry_stopper_;
 
     MaybeCompact(cancel);
-    auto reply = provider_.Complete(BuildRequest(), sink, &cancel);
+    auto reply = Ask(sink, cancel);
     ++out.turns;
     if (!reply.ok() && reply.error().kind == "context_overflow" && !cancel.cancelled()) {
       // The provider counted more than we estimated: compact and retry once.
-      if (Compact("", cancel).ok()) reply = provider_.Complete(BuildRequest(), sink, &cancel);
+      if (Compact("", cancel).ok()) reply = Ask(sink, cancel);
     }
     if (!reply.ok()) {
       bool aborted = reply.error().kind == "aborted" || cancel.cancelled();
@@ -356,12 +356,25 @@ tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn
   return ctx;
 }
 
+Result<llm::Message> Agent::Ask(const llm::StreamSink& sink, CancelToken& cancel) {
+  // The context moves into the request for the call and back after it (it
+  // is only read meanwhile): a long session is not copied at every call.
+  llm::Request request = BuildRequest();
+  request.messages = std::move(messages_);
+  struct Back {
+    std::vector<llm::Message>& to;
+    llm::Request& from;
+    ~Back() { to = std::move(from.messages); }
+  } back{messages_, request};
+  return provider_.Complete(request, sink, &cancel);
+}
+
+// Everything but the context (Ask adds it).
 llm::Request Agent::BuildRequest() const {
   llm::Request r;
   std::lock_guard<std::mutex> lock(config_mu_);
   r.model = config_.model;
   r.system = config_.system_prompt;
-  r.messages = messages_;
   r.max_tokens = config_.max_tokens;
   r.thinking_budget = config_.thinking_budget;
   r.stream = config_.stream;

@@ -135,6 +135,8 @@ class Agent {
   // Compacts when the context has grown past the window minus the reserve.
   void MaybeCompact(CancelToken& cancel);
   llm::Request BuildRequest() const;
+  // One model call with the context (moved in and back, never copied).
+  Result<llm::Message> Ask(const llm::StreamSink& sink, CancelToken& cancel);
   // Runs the tool calls of one assistant message; returns results in call order.
   std::vector<llm::Message> RunTools(const llm::Message& assistant, int turn, CancelToken& cancel);
   llm::Message RunOneTool(const llm::ContentBlock& call, bool cut_by_length, int turn,
