@@ -131,13 +131,14 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       e.data = {{"attempt", attempt}, {"delay_s", delay}};
       Emit(e);
     };
+    sink.retry_stopper = &retry_stopper_;
 
     MaybeCompact(cancel);
-    auto reply = provider_.Complete(BuildRequest(), sink, &cancel);
+    auto reply = Ask(sink, cancel);
     ++out.turns;
     if (!reply.ok() && reply.error().kind == "context_overflow" && !cancel.cancelled()) {
       // The provider counted more than we estimated: compact and retry once.
-      if (Compact("", cancel).ok()) reply = provider_.Complete(BuildRequest(), sink, &cancel);
+      if (Compact("", cancel).ok()) reply = Ask(sink, cancel);
     }
     if (!reply.ok()) {
       bool aborted = reply.error().kind == "aborted" || cancel.cancelled();
@@ -320,6 +321,11 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
         ". Do not ask again for the same access; find another way or tell the user what is "
         "blocked.");
     r.details = {{"denied", true}, {"permission", ToJson(answer)}};
+    // Typed here, where the answer came: one per widening refused.
+    std::string why = answer.message.empty() ? "the user said no" : answer.message;
+    for (const Widening& w : req->widenings)
+      r.denials.push_back({sandbox::DenialKind::kPermission, w.target,
+                           "permission denied (" + DescribeWidenings({w}) + "): " + why});
     return r;
   }
   sandbox::Policy base = config_.policy ? *config_.policy : sandbox::DefaultToolPolicy(config_.cwd);
@@ -357,12 +363,25 @@ tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn
   return ctx;
 }
 
+Result<llm::Message> Agent::Ask(const llm::StreamSink& sink, CancelToken& cancel) {
+  // The context moves into the request for the call and back after it (it
+  // is only read meanwhile): a long session is not copied at every call.
+  llm::Request request = BuildRequest();
+  request.messages = std::move(messages_);
+  struct Back {
+    std::vector<llm::Message>& to;
+    llm::Request& from;
+    ~Back() { to = std::move(from.messages); }
+  } back{messages_, request};
+  return provider_.Complete(request, sink, &cancel);
+}
+
+// Everything but the context (Ask adds it).
 llm::Request Agent::BuildRequest() const {
   llm::Request r;
   std::lock_guard<std::mutex> lock(config_mu_);
   r.model = config_.model;
   r.system = config_.system_prompt;
-  r.messages = messages_;
   r.max_tokens = config_.max_tokens;
   r.thinking_budget = config_.thinking_budget;
   r.stream = config_.stream;
@@ -432,11 +451,8 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
     result = tools::RunTool(*tool, call.arguments, ctx);
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
     if (config_.permission_gate) {
-      std::vector<sandbox::Denial> denials;
-      if (result.details.is_object() && result.details.contains("denials"))
-        denials = sandbox::DenialsFromJson(result.details["denials"]);
-      past_calls_.Remember(call.id, {call.name, call.arguments, std::move(denials)});
-      if (result.details.is_object() && result.details.value("denied", false))
+      past_calls_.Remember(call.id, {call.name, call.arguments, result.denials});
+      if (!result.denials.empty())
         result.text += "\n[the sandbox refused this call. If the task needs that access, call " +
                        std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +
                        "\", exactly what is needed, and why; the user decides]";
@@ -452,11 +468,18 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   finished.result = result.text;
   finished.is_error = result.is_error;
   finished.truncated = result.truncated;
-  finished.denied = result.details.is_object() && result.details.value("denied", false);
-  // details.denials keeps the plain words (older front ends read them);
-  // the event carries them typed.
-  if (result.details.is_object() && result.details.contains("denials"))
-    finished.denials = sandbox::DenialsFromJson(result.details["denials"]);
+  // Typed by the code that refused (ToolResult::denials); details.denied
+  // is the same fact for front ends that read only the details.
+  finished.denied = !result.denials.empty() ||
+                    (result.details.is_object() && result.details.value("denied", false));
+  finished.denials = result.denials;
+  if (!result.denials.empty()) {
+    // details.denials: the same denials as plain words, for older readers.
+    if (!result.details.is_object()) result.details = Json::object();
+    Json words = Json::array();
+    for (const auto& d : result.denials) words.push_back(d.text);
+    result.details["denials"] = std::move(words);
+  }
   if (result.details.is_object()) finished.data = {{"details", result.details}};
   Emit(finished);
   return llm::Message::ToolResult(call.id, call.name, std::move(result.text), result.is_error);

@@ -90,6 +90,10 @@ class Agent {
   // The conversation so far (for -c/-r): replaces the history.
   void SetHistory(std::vector<llm::Message> history);
   const std::vector<llm::Message>& messages() const { return messages_; }
+  // Adds a message to the context without recording it (its record is the
+  // caller's: the user's bash, a "bash_execution" entry). Only between
+  // prompts, on the thread that runs them.
+  void AddContext(llm::Message m) { messages_.push_back(std::move(m)); }
   const llm::Usage& total_usage() const { return total_usage_; }
 
   void set_compaction_recorder(CompactionRecorder r) { on_compaction_ = std::move(r); }
@@ -109,6 +113,10 @@ class Agent {
   // the next model call.
   void SetAutoRetry(bool enabled) { auto_retry_ = enabled; }
   bool auto_retry() const { return auto_retry_; }
+  // Ends the provider's wait before a retry, if one is in progress (pi's
+  // abort_retry): the turn then ends with the error it would have retried.
+  // True when a wait was ended; a later retry is not affected. Thread-safe.
+  bool AbortRetry() { return retry_stopper_.Stop(); }
 
   Outcome Prompt(const std::string& text, CancelToken& cancel);
 
@@ -127,6 +135,8 @@ class Agent {
   // Compacts when the context has grown past the window minus the reserve.
   void MaybeCompact(CancelToken& cancel);
   llm::Request BuildRequest() const;
+  // One model call with the context (moved in and back, never copied).
+  Result<llm::Message> Ask(const llm::StreamSink& sink, CancelToken& cancel);
   // Runs the tool calls of one assistant message; returns results in call order.
   std::vector<llm::Message> RunTools(const llm::Message& assistant, int turn, CancelToken& cancel);
   llm::Message RunOneTool(const llm::ContentBlock& call, bool cut_by_length, int turn,
@@ -158,6 +168,7 @@ class Agent {
   std::unique_ptr<tools::ToolWorker> worker_;
   std::atomic<bool> auto_compaction_;
   std::atomic<bool> auto_retry_{true};
+  llm::RetryStopper retry_stopper_;
 };
 
 }  // namespace sepp::agent

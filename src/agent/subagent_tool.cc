@@ -9,6 +9,24 @@
 namespace sepp::agent {
 namespace {
 
+// The parent's gate, as a child sees it: each request carries the parent's
+// call id (the "agent" call that runs the child), unless a deeper child set
+// its own already.
+class ChildGate : public PermissionGate {
+ public:
+  ChildGate(PermissionGate* parent, std::string parent_call_id)
+      : parent_(parent), parent_call_id_(std::move(parent_call_id)) {}
+  PermissionAnswer Ask(const PermissionRequest& request, CancelToken& cancel) override {
+    PermissionRequest tied = request;
+    if (tied.parent_call_id.empty()) tied.parent_call_id = parent_call_id_;
+    return parent_->Ask(tied, cancel);
+  }
+
+ private:
+  PermissionGate* parent_;
+  std::string parent_call_id_;
+};
+
 constexpr char kChildNote[] =
     "\n\nYou are a sub-agent: another agent gave you the task below. Work on it with your "
     "tools, then answer with a complete, self-contained final report: the other agent sees "
@@ -112,6 +130,14 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   cfg.system_prompt = BuildSystemPrompt(cfg.cwd, rt.date, lines, FindContextFiles(cfg.cwd));
   if (def && !def->system_prompt.empty()) cfg.system_prompt = def->system_prompt + "\n\n" + cfg.system_prompt;
   cfg.system_prompt += kChildNote;
+
+  // The child asks through the parent's gate, its requests tied to the
+  // parent's "agent" call, so a front end can show which call asked.
+  std::unique_ptr<ChildGate> gate;
+  if (cfg.permission_gate) {
+    gate = std::make_unique<ChildGate>(cfg.permission_gate, ctx.call_id);
+    cfg.permission_gate = gate.get();
+  }
 
   ChildSession child;
   if (rt.open_child_session) child = rt.open_child_session(task, agent_name);

@@ -9,11 +9,13 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
+#include "base/clock.h"
 #include "base/secrets.h"
 #include "base/terminal_text.h"
 #include "front/acp/acp_server.h"
 #include "llm/models.h"
 #include "llm/provider.h"
+#include "llm/provider_source.h"
 #include "runtime/settings.h"
 #include "sandbox/defaults.h"
 #include "session/store.h"
@@ -26,6 +28,7 @@ int RunAcpCommand(int argc, char** argv) {
   int max_turns = 100, thinking = 0;
   double fs_timeout = 30;
   bool no_stream = false;
+  std::string record, replay, replay_mode = "strict";
   CLI::App cli{"sepp --acp: an Agent Client Protocol agent on stdin/stdout (docs/acp.md)", "sepp"};
   cli.add_flag("--acp", acp, "speak ACP (JSON-RPC 2.0, one message per line) on stdin/stdout");
   cli.add_option("--provider", provider, "anthropic | openai | openai-responses | local")
@@ -37,6 +40,13 @@ int RunAcpCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   cli.add_option("--thinking", thinking, "extended-thinking token budget (0: off)");
   cli.add_flag("--no-stream", no_stream, "ask the provider for whole answers");
+  cli.add_option("--record", record,
+                 "write every provider exchange of every session to this cassette (docs/replay.md)");
+  auto* replay_opt =
+      cli.add_option("--replay", replay, "answer from this cassette: no network, no key");
+  cli.add_option("--replay-mode", replay_mode, "strict (requests must match) | lenient (by position)")
+      ->check(CLI::IsMember({"strict", "lenient"}))
+      ->needs(replay_opt);
   cli.add_option("--fs-timeout", fs_timeout,
                  "seconds a file tool waits for the editor's fs/* answer (default 30)")
       ->check(CLI::Range(0.05, 3600.0));
@@ -50,13 +60,22 @@ int RunAcpCommand(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   RegisterSecretsFromEnvironment();
 
-  auto config = llm::ConfigFromEnvironment(provider);
-  if (!config.ok()) {
-    std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
-    return config.error().kind == "usage" ? 2 : 1;
+  // Live, recording or replaying (docs/replay.md): one source for every
+  // session of this process and their sub-agents. Volatile values are
+  // scrubbed against the directory sepp was started in.
+  auto opened = llm::ProviderSource::Open(
+      {provider, record, replay,
+       replay_mode == "lenient" ? llm::ReplayMode::kLenient : llm::ReplayMode::kStrict,
+       std::filesystem::current_path().string(), TodayLocal()});
+  if (!opened.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", opened.error().message.c_str());
+    return opened.error().kind == "usage" ? 2 : 1;
   }
+  std::shared_ptr<llm::ProviderSource> source = std::move(opened).value();
+  const llm::ProviderConfig* config = &source->config();
   front::acp::AcpOptions o;
   o.base.provider = *config;
+  o.base.make_provider = [source] { return source->New(); };
   o.base.model = model;
   o.base.max_turns = max_turns;
   o.base.thinking_budget = thinking;
@@ -93,7 +112,13 @@ int RunAcpCommand(int argc, char** argv) {
     std::fprintf(stderr, "sepp: cannot set up stdout for --acp\n");
     return 1;
   }
-  return front::acp::RunAcpServer(STDIN_FILENO, proto, std::move(o));
+  int rc = front::acp::RunAcpServer(STDIN_FILENO, proto, std::move(o));
+  // A cassette that did not fit the run (docs/replay.md).
+  if (std::string problems = source->Problems(); !problems.empty()) {
+    std::fprintf(stderr, "sepp: %s", problems.c_str());
+    return 3;
+  }
+  return rc;
 }
 
 }  // namespace sepp::app

@@ -217,7 +217,7 @@ int RunSandboxCommand(int argc, char** argv) {
     Say(result.error().message);
     return kExitRefused;
   }
-  for (const auto& d : result->denials) Say(d);
+  for (const auto& d : result->denials) Say(d.text);
   if (result->timed_out) return kExitTimedOut;
   if (result->term_signal) return 128 + result->term_signal;
   return result->exit_code;

@@ -31,6 +31,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,23 @@ struct Request {
   bool retry = true;
 };
 
+// Lets another thread end the wait before a retry (pi's abort_retry): the
+// call then fails at once with the error it would have retried. Only a wait
+// in progress is ended; with none, Stop() does nothing (a later wait is not
+// affected). Thread-safe; the retry loop (retry.h) registers its waits.
+class RetryStopper {
+ public:
+  // True when a wait was in progress and is now ended.
+  bool Stop();
+  // The retry loop's side: the token of the wait it starts (null when it
+  // ends). A stop cancels that token.
+  void SetWait(CancelToken* wait);
+
+ private:
+  std::mutex mu_;
+  CancelToken* wait_ = nullptr;
+};
+
 // Called on the thread running Complete(). Any member may be empty.
 struct StreamSink {
   std::function<void(std::string_view)> on_text;
@@ -70,6 +88,8 @@ struct StreamSink {
   // Before a retry: what failed, attempt number (1-based), delay in seconds.
   // Text already streamed in the failed attempt will be streamed again.
   std::function<void(const std::string& why, int attempt, double delay_s)> on_retry;
+  // When set, Stop() ends the wait before a retry (see RetryStopper).
+  RetryStopper* retry_stopper = nullptr;
 };
 
 class Provider {

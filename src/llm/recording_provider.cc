@@ -34,6 +34,7 @@ StreamSink Tee(const StreamSink& outer, std::vector<StreamEvent>* events) {
     events->push_back(StreamEvent::Retry(why, attempt, delay_s));
     if (outer.on_retry) outer.on_retry(why, attempt, delay_s);
   };
+  s.retry_stopper = outer.retry_stopper;
   return s;
 }
 

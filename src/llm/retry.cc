@@ -150,6 +150,19 @@ Status CancellableSleep(double seconds, CancelToken* cancel) {
   return Ok();
 }
 
+bool RetryStopper::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!wait_) return false;
+  wait_->Cancel();
+  wait_ = nullptr;
+  return true;
+}
+
+void RetryStopper::SetWait(CancelToken* wait) {
+  std::lock_guard<std::mutex> lock(mu_);
+  wait_ = wait;
+}
+
 Result<Message> RunWithRetries(const RetryPolicy& policy, const RetryEnv& env,
                                const StreamSink& sink, CancelToken* cancel,
                                const std::function<AttemptResult(int attempt)>& attempt) {
@@ -181,9 +194,23 @@ Result<Message> RunWithRetries(const RetryPolicy& policy, const RetryEnv& env,
       delay = BackoffDelay(policy, n, env.random01 ? env.random01() : 1.0);
     }
     log::Info("retrying after " + std::to_string(delay) + " s: " + f.error.message);
+    // The wait ends early on an abort (cancel) or on the stopper; only the
+    // abort ends the call as aborted: a stopped retry returns this failure.
+    // The stopper knows of the wait before anyone hears of the retry, so a
+    // stop sent on seeing it always lands.
+    CancelToken wait;
+    std::unique_ptr<CancelToken::Registration> link;
+    if (cancel) link = cancel->OnCancel([&wait] { wait.Cancel(); });
+    if (sink.retry_stopper) sink.retry_stopper->SetWait(&wait);
     if (sink.on_retry) sink.on_retry(f.error.message, n, delay);
-    Status slept = env.sleep ? env.sleep(delay, cancel) : CancellableSleep(delay, cancel);
-    if (!slept.ok()) return Error::Make("aborted", "aborted");
+    Status slept = env.sleep ? env.sleep(delay, &wait) : CancellableSleep(delay, &wait);
+    if (sink.retry_stopper) sink.retry_stopper->SetWait(nullptr);
+    link.reset();
+    if (cancel && cancel->cancelled()) return Error::Make("aborted", "aborted");
+    if (!slept.ok() || wait.cancelled()) {
+      f.error.message += " (the retry was cancelled)";
+      return f.error;
+    }
   }
 }
 

@@ -18,6 +18,7 @@
 #include "llm/models.h"
 #include "runtime/permission_broker.h"
 #include "runtime/session_binding.h"
+#include "runtime/user_bash.h"
 #include "tools/tool.h"
 
 namespace sepp::runtime {
@@ -104,6 +105,15 @@ struct AgentSession::Impl {
   std::condition_variable bash_cv;  // one ended
   std::vector<std::shared_ptr<CancelToken>> bashes;
   bool bash_closed = false;  // Close(): no new ones
+  // The user's commands that go into the model's context at the next prompt
+  // (user_bash.h); guarded by mu. One that ended while a prompt ran is
+  // recorded then too (recorded false), so the session file keeps it after
+  // that prompt's messages, where the context has it.
+  struct PendingBash {
+    UserBash run;
+    bool recorded = false;
+  };
+  std::vector<PendingBash> pending_bash;
 
   // What queries read without touching the Agent (which the worker owns).
   mutable std::mutex snap_mu;
@@ -191,8 +201,33 @@ struct AgentSession::Impl {
     Publish(e);
   }
 
+  // On the worker, between prompts: the user's commands since the last
+  // one are recorded (if not yet) and enter the agent's context.
+  void FlushUserBash() {
+    std::vector<PendingBash> pending;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      pending.swap(pending_bash);
+    }
+    if (pending.empty()) return;
+    auto binding = Bind();
+    for (const PendingBash& p : pending) {
+      if (!p.recorded && binding) binding->RecordEntry("bash_execution", UserBashEntry(p.run));
+      if (p.run.exclude_from_context) continue;
+      llm::Message m = UserBashMessage(p.run);
+      agent->AddContext(m);
+      std::lock_guard<std::mutex> lock(snap_mu);
+      snapshot.push_back(std::move(m));
+    }
+  }
+
   // Hands the current binding's history to the agent.
   void LoadHistory() {
+    {
+      // Another session's commands stay in that session.
+      std::lock_guard<std::mutex> lock(mu);
+      pending_bash.clear();
+    }
     auto binding = Bind();
     std::vector<llm::Message> h = binding ? binding->history() : std::vector<llm::Message>();
     agent->SetHistory(h);
@@ -230,6 +265,7 @@ struct AgentSession::Impl {
     Publish(started_ev);
     agent::Outcome outcome;
     for (;;) {
+      FlushUserBash();
       outcome = agent->Prompt(text, *token);
       {
         std::lock_guard<std::mutex> lock(snap_mu);
@@ -250,6 +286,7 @@ struct AgentSession::Impl {
       std::lock_guard<std::mutex> lock(mu);
       cancel.reset();
     }
+    FlushUserBash();  // what ran during the prompt is recorded after it
     // Idle before the world hears it: a client that prompts as soon as it
     // sees agent.settled must not be told "busy".
     MarkIdleIfDone();
@@ -674,6 +711,8 @@ Result<std::string> AgentSession::Fork(const std::string& entry_id) {
 void AgentSession::SetAutoCompaction(bool enabled) { impl_->agent->SetAutoCompaction(enabled); }
 void AgentSession::SetAutoRetry(bool enabled) { impl_->agent->SetAutoRetry(enabled); }
 
+bool AgentSession::AbortRetry() { return impl_->agent->AbortRetry(); }
+
 Result<BashRun> AgentSession::RunBash(const std::string& command, bool exclude_from_context,
                                       std::function<void(std::string_view)> on_output) {
   Impl& s = *impl_;
@@ -701,13 +740,18 @@ Result<BashRun> AgentSession::RunBash(const std::string& command, bool exclude_f
   // which the fields above carry.
   run.output = r.text.substr(0, r.text.rfind('\n') + 1);
   if (run.output == "(no output)\n") run.output.clear();
-  if (auto binding = s.Bind())
-    binding->RecordEntry("bash_execution", {{"command", command},
-                                            {"output", run.output},
-                                            {"exit_code", run.exit_code},
-                                            {"cancelled", run.cancelled},
-                                            {"truncated", run.truncated},
-                                            {"exclude_from_context", exclude_from_context}});
+  UserBash entry{command,        run.output,           run.exit_code,       run.cancelled,
+                 run.truncated,  run.full_output_path, exclude_from_context};
+  {
+    // Idle: recorded now, in the context from the next prompt. During a
+    // prompt: both once it ends (FlushUserBash), as pi does. Under mu, so
+    // a prompt cannot start in between and be recorded first.
+    std::lock_guard<std::mutex> lock(s.mu);
+    bool now = !s.busy;
+    if (now)
+      if (auto binding = s.Bind()) binding->RecordEntry("bash_execution", UserBashEntry(entry));
+    if (!now || !exclude_from_context) s.pending_bash.push_back({std::move(entry), now});
+  }
   return run;
 }
 

@@ -184,14 +184,20 @@ class AgentSession {
   // Turns the provider's retries of retryable errors (overloaded, rate
   // limited, ...) on or off, from the next model call.
   void SetAutoRetry(bool enabled);
+  // Ends a wait before a provider retry now (pi's abort_retry): the running
+  // turn ends with the error it would have retried. True when a wait was in
+  // progress; otherwise nothing happens.
+  bool AbortRetry();
 
   // ---- the user's own commands
   // Runs command now, on the calling thread, in the session sandbox with
   // the model's confinement (the same worker and policy as its bash tool),
   // also while a prompt runs; on_output (may be empty) gets its output as
   // it comes, redacted. Recorded as a "bash_execution" entry {command,
-  // output, exit_code, cancelled, truncated, exclude_from_context}; it does
-  // not enter the model's context.
+  // output, exit_code, cancelled, truncated, full_output_path?,
+  // exclude_from_context}; unless excluded, the model reads it as a user
+  // message from the next prompt on (user_bash.h). One that ends while a
+  // prompt runs is recorded and enters the context when that prompt ends.
   Result<BashRun> RunBash(const std::string& command, bool exclude_from_context,
                           std::function<void(std::string_view)> on_output = {});
   // Cancels every running RunBash (their processes are killed).

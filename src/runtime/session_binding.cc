@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "runtime/settings.h"
+#include "runtime/user_bash.h"
 #include "session/render.h"
 #include "session/store.h"
 
@@ -114,6 +115,12 @@ void SessionBinding::RebuildContext() {
       auto m = llm::MessageFromJson(data["message"]);
       if (!m.ok()) continue;
       history_.push_back(std::move(m).value());
+      context_ids_.push_back(e->id);
+    } else if (e->type == "bash_execution") {
+      // The user's own command, as the live session added it (user_bash.h).
+      UserBash run = UserBashFromEntry(data);
+      if (run.exclude_from_context) continue;
+      history_.push_back(UserBashMessage(run));
       context_ids_.push_back(e->id);
     } else if (e->type == "compaction") {
       std::string first_kept = StringField(data, "first_kept_id");

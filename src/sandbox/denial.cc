@@ -6,7 +6,7 @@
 namespace sepp::sandbox {
 namespace {
 
-constexpr std::array<std::pair<DenialKind, std::string_view>, 8> kNames{{
+constexpr std::array<std::pair<DenialKind, std::string_view>, 9> kNames{{
     {DenialKind::kNetwork, "network"},
     {DenialKind::kRead, "read"},
     {DenialKind::kWrite, "write"},
@@ -14,6 +14,7 @@ constexpr std::array<std::pair<DenialKind, std::string_view>, 8> kNames{{
     {DenialKind::kSecret, "secret"},
     {DenialKind::kProcessLimit, "process_limit"},
     {DenialKind::kTimeLimit, "time_limit"},
+    {DenialKind::kPermission, "permission"},
     {DenialKind::kOther, "other"},
 }};
 

@@ -1,10 +1,12 @@
-// A typed denial: what the sandbox or the file tools' PathGuard refused, as
-// a kind a program can act on, the path or domain it concerns (when known),
-// and the plain words the model and the user read. The words are produced
-// where the refusal happens (denials.cc, proxy.cc, git_control.cc,
-// tools/access.cc); ClassifyDenial reads the kind and target back from them,
-// so one classifier covers every producer, the worker protocol and old
-// session files that hold only the words.
+// A typed denial: what the sandbox, the file tools' PathGuard or a
+// permission answer refused, as a kind a program can act on, the path or
+// domain it concerns (when known), and the plain words the model and the
+// user read. Every producer types its denials where the refusal happens
+// (denials.cc, proxy.cc, git_control.cc, tools/access.cc, the agent's
+// retry_with_access); they travel typed in tools::ToolResult, over the tool
+// worker's protocol, in events and in session entries. ClassifyDenial reads
+// a kind and target back from the words only for session files written
+// before denials were typed (plain strings).
 #pragma once
 #include <string>
 #include <string_view>
@@ -22,6 +24,7 @@ enum class DenialKind {
   kSecret,        // a deny path (keys, credentials)
   kProcessLimit,  // limits.processes
   kTimeLimit,     // limits.timeout
+  kPermission,    // a permission request answered no (the user, a timeout, no front end)
   kOther,         // memory, file size, forbidden syscalls, anything unrecognised
 };
 
@@ -32,12 +35,13 @@ struct Denial {
 };
 
 // "network", "read", "write", "protected", "secret", "process_limit",
-// "time_limit", "other".
+// "time_limit", "permission", "other".
 std::string_view DenialKindName(DenialKind kind);
 // The kind a name stands for; kOther for an unknown name (a newer writer).
 DenialKind DenialKindFromName(std::string_view name);
 
-// The kind and target of one denial's words.
+// The kind and target of one denial's words: the fallback for old session
+// files that hold only the words. New code never needs it.
 Denial ClassifyDenial(std::string_view text);
 
 // {"kind": ..., "target": ..., "text": ...}; "target" only when known.

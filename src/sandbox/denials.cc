@@ -10,10 +10,10 @@ bool Has(std::string_view text, std::string_view needle) {
   return text.find(needle) != std::string_view::npos;
 }
 
-void Add(std::vector<std::string>* out, std::string s) {
+void Add(std::vector<Denial>* out, DenialKind kind, std::string target, std::string text) {
   for (const auto& e : *out)
-    if (e == s) return;
-  out->push_back(std::move(s));
+    if (e.text == text) return;
+  out->push_back({kind, std::move(target), std::move(text)});
 }
 
 bool IsQuote(char c) { return c == '\'' || c == '"' || c == '`'; }
@@ -73,30 +73,33 @@ std::string PathNear(std::string_view line, std::string_view marker) {
 
 }  // namespace
 
-std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
-                                        std::string_view out) {
-  std::vector<std::string> d;
+std::vector<Denial> ExplainDenials(const Policy& policy, const RunFacts& f,
+                                   std::string_view out) {
+  std::vector<Denial> d;
   if (f.timed_out) {
     char buf[160];
     std::snprintf(buf, sizeof buf,
                   "the command was stopped after %g s: the sandbox's time limit "
                   "(limits.timeout) ran out, and every process it started was killed",
                   f.timeout_s);
-    Add(&d, buf);
+    Add(&d, DenialKind::kTimeLimit, "", buf);
   }
   if (f.refused_forks > 0 || Has(out, "fork: retry") || Has(out, "Resource temporarily unavailable") ||
       Has(out, "fork: Cannot allocate"))
     if (policy.limits.max_processes > 0)
-      Add(&d, "the sandbox refused to start more processes: the policy allows at most " +
+      Add(&d, DenialKind::kProcessLimit, "",
+          "the sandbox refused to start more processes: the policy allows at most " +
                   std::to_string(policy.limits.max_processes) + " (limits.processes)");
   if ((Has(out, "Cannot allocate memory") || Has(out, "MemoryError") || Has(out, "bad_alloc") ||
        Has(out, "out of memory")) &&
       policy.limits.max_memory_bytes > 0)
-    Add(&d, "the command ran out of memory: the policy caps its address space at " +
+    Add(&d, DenialKind::kOther, "",
+        "the command ran out of memory: the policy caps its address space at " +
                 std::to_string(policy.limits.max_memory_bytes >> 20) + " MiB (limits.memory)");
   if ((f.term_signal == SIGXFSZ || Has(out, "File size limit exceeded")) &&
       policy.limits.max_file_bytes > 0)
-    Add(&d, "the command tried to write a file larger than the policy allows (limits.file_size)");
+    Add(&d, DenialKind::kOther, "",
+        "the command tried to write a file larger than the policy allows (limits.file_size)");
 
   // Line by line: a refusal on a network operation reads like one on a file
   // ("Permission denied" is what Landlock answers to connect()).
@@ -122,7 +125,8 @@ std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
     }
     if (Has(line, "Read-only file system")) {
       std::string p = PathNear(line, "Read-only file system");
-      Add(&d, "writing " + (p.empty() ? std::string("there") : p) +
+      Add(&d, DenialKind::kWrite, p,
+          "writing " + (p.empty() ? std::string("there") : p) +
                   " is not allowed: the sandbox only lets the command write its workspace and "
                   "/tmp, and keeps protected paths (git's configuration and hooks, .sepp) read-only");
     } else if (Has(line, "Permission denied")) {
@@ -131,10 +135,12 @@ std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
       for (const auto& dp : policy.deny_paths)
         if (!p.empty() && p.rfind(dp, 0) == 0) denied = true;
       if (denied)
-        Add(&d, "reading " + p + " is not allowed: the sandbox policy denies it (deny paths "
+        Add(&d, DenialKind::kSecret, p,
+            "reading " + p + " is not allowed: the sandbox policy denies it (deny paths "
                                  "hold secrets such as keys and credentials)");
       else
-        Add(&d, "access to " + (p.empty() ? std::string("a path") : p) +
+        Add(&d, DenialKind::kRead, p,
+            "access to " + (p.empty() ? std::string("a path") : p) +
                     " was refused: it is outside what the sandbox policy lets this command "
                     "read or write");
     } else if (Has(line, "Operation not permitted")) {
@@ -142,18 +148,23 @@ std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& f,
     }
   }
   if (net_error && policy.net == NetMode::kOff)
-    Add(&d, "network access is off for this command: the net capability was not granted");
+    Add(&d, DenialKind::kNetwork, "",
+        "network access is off for this command: the net capability was not granted");
   if (net_error && policy.net == NetMode::kProxy)
-    Add(&d, "direct network access is blocked: this command may only reach the allowed "
+    Add(&d, DenialKind::kNetwork, "",
+        "direct network access is blocked: this command may only reach the allowed "
             "domains through the sandbox's HTTP(S) proxy (HTTPS_PROXY is set)");
   if (Has(out, "403 Forbidden") && Has(out, "sepp") && policy.net == NetMode::kProxy)
-    Add(&d, "the sandbox's proxy refused a host that is not on the policy's domain allowlist "
+    Add(&d, DenialKind::kNetwork, "",
+        "the sandbox's proxy refused a host that is not on the policy's domain allowlist "
             "(network.allow_domains)");
   if (op_error)
-    Add(&d, "the kernel refused an operation the sandbox forbids (for example debugging other "
+    Add(&d, DenialKind::kOther, "",
+        "the kernel refused an operation the sandbox forbids (for example debugging other "
             "processes, mounting, kernel keyrings, or raw and netlink sockets)");
   if (f.term_signal == SIGSYS)
-    Add(&d, "the command made a system call from a foreign architecture, which the sandbox "
+    Add(&d, DenialKind::kOther, "",
+        "the command made a system call from a foreign architecture, which the sandbox "
             "forbids");
   return d;
 }

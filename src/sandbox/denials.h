@@ -3,11 +3,13 @@
 // refusal, and explain each once ("network access is off for this command:
 // the net capability was not granted"). Heuristic by nature: it explains
 // likely causes, it does not invent refusals for commands that succeeded.
+// Each explanation is typed here, where its cause is known (denial.h).
 #pragma once
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "sandbox/denial.h"
 #include "sandbox/policy.h"
 
 namespace sepp::sandbox {
@@ -20,7 +22,7 @@ struct RunFacts {
   uint64_t refused_forks = 0;  // from the pids cgroup, when one was used
 };
 
-std::vector<std::string> ExplainDenials(const Policy& policy, const RunFacts& facts,
-                                        std::string_view output_tail);
+std::vector<Denial> ExplainDenials(const Policy& policy, const RunFacts& facts,
+                                   std::string_view output_tail);
 
 }  // namespace sepp::sandbox

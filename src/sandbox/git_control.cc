@@ -224,17 +224,17 @@ GitControl FindGitControl(const std::vector<std::string>& write_roots,
   return f.Take();
 }
 
-std::vector<std::string> RemovePlantedGitControl(const std::vector<std::string>& absent) {
-  std::vector<std::string> removed;
+std::vector<Denial> RemovePlantedGitControl(const std::vector<std::string>& absent) {
+  std::vector<Denial> removed;
   for (const auto& p : absent) {
     struct stat st {};
     if (lstat(p.c_str(), &st) != 0) continue;
     std::error_code ec;
     fs::remove_all(p, ec);
-    removed.push_back("the command created " + p +
+    removed.push_back({DenialKind::kProtected, p, "the command created " + p +
                       ", through which git would read configuration or run code outside the "
                       "sandbox; sepp removed it" +
-                      (ec ? " (removing failed: " + ec.message() + "; remove it by hand)" : ""));
+                      (ec ? " (removing failed: " + ec.message() + "; remove it by hand)" : "")});
   }
   return removed;
 }

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/denial.h"
+
 namespace sepp::sandbox {
 
 struct GitControl {
@@ -46,7 +48,8 @@ GitControl FindGitControl(const std::vector<std::string>& write_roots,
                           const std::vector<std::string>& dot_git);
 
 // After a command: removes each absent control file that now exists and
-// returns one line per removal, for the command's denials.
-std::vector<std::string> RemovePlantedGitControl(const std::vector<std::string>& absent);
+// returns one protected-path denial per removal (target: the file), for the
+// command's denials.
+std::vector<Denial> RemovePlantedGitControl(const std::vector<std::string>& absent);
 
 }  // namespace sepp::sandbox

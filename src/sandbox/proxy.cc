@@ -199,7 +199,7 @@ EgressProxy::~EgressProxy() {
     if (c.thread.joinable()) c.thread.join();
 }
 
-std::vector<std::string> EgressProxy::Refusals() const {
+std::vector<Denial> EgressProxy::Refusals() const {
   std::lock_guard lock(mu_);
   return refusals_;
 }
@@ -238,13 +238,15 @@ void EgressProxy::AcceptLoop() {
 
 // Recorded before the answer is sent: once the command has read it, it may
 // exit and the run collect Refusals() at once.
-void EgressProxy::Record(const std::string& line) {
+void EgressProxy::Record(std::string host, std::string line) {
   std::lock_guard lock(mu_);
-  if (std::find(refusals_.begin(), refusals_.end(), line) == refusals_.end()) refusals_.push_back(line);
+  for (const auto& r : refusals_)
+    if (r.text == line) return;
+  refusals_.push_back({DenialKind::kNetwork, std::move(host), std::move(line)});
 }
 
 void EgressProxy::Refuse(int client, const std::string& host, const std::string& why) {
-  Record("the sandbox's proxy refused " + host + ": " + why);
+  Record(host, "the sandbox's proxy refused " + host + ": " + why);
   std::string body = "sepp sandbox: access to " + host + " was refused: " + why + "\n";
   std::string resp = "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"
                      "X-Sepp-Sandbox: denied\r\nConnection: close\r\nContent-Length: " +
@@ -347,7 +349,7 @@ void EgressProxy::Linger(int client) {
 }
 
 void EgressProxy::BadRequest(int client, const std::string& why) {
-  Record("the sandbox's proxy refused a request: " + why);
+  Record("", "the sandbox's proxy refused a request: " + why);
   std::string body = "sepp sandbox: the proxy cannot use this request: " + why + "\n";
   SendAll(client, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
                   "X-Sepp-Sandbox: denied\r\nConnection: close\r\nContent-Length: " +

@@ -38,6 +38,7 @@
 
 #include "base/fd.h"
 #include "base/result.h"
+#include "sandbox/denial.h"
 
 namespace sepp::sandbox {
 
@@ -74,7 +75,8 @@ class EgressProxy {
   EgressProxy(const EgressProxy&) = delete;
   EgressProxy& operator=(const EgressProxy&) = delete;
 
-  std::vector<std::string> Refusals() const;
+  // What it refused, typed as network denials (target: the host, when known).
+  std::vector<Denial> Refusals() const;
 
  private:
   EgressProxy(UniqueFd listener, std::vector<std::string> allow, Resolver resolve);
@@ -84,14 +86,14 @@ class EgressProxy {
   void Refuse(int client, const std::string& host, const std::string& why);
   void BadRequest(int client, const std::string& why);
   void Linger(int client);
-  void Record(const std::string& refusal);
+  void Record(std::string host, std::string refusal);
 
   UniqueFd listener_;
   UniqueFd stop_r_, stop_w_;
   std::vector<std::string> allow_;  // normal form
   Resolver resolve_;
   mutable std::mutex mu_;
-  std::vector<std::string> refusals_;
+  std::vector<Denial> refusals_;
   struct Conn {
     std::thread thread;
     std::atomic<bool> done{false};

@@ -18,6 +18,7 @@
 
 #include "base/cancel.h"
 #include "base/result.h"
+#include "sandbox/denial.h"
 #include "sandbox/policy.h"
 
 namespace sepp::sandbox {
@@ -44,9 +45,11 @@ struct RunResult {
   int term_signal = 0;     // the signal that ended it, if any
   bool timed_out = false;
   bool cancelled = false;
-  // Plain-words explanations of what the policy forbade and the command
-  // tried (e.g. "network access is off for this command: ...").
-  std::vector<std::string> denials;
+  // What the policy forbade and the command tried, typed where the cause is
+  // known (the launcher's explanations, the proxy's refusals, planted git
+  // control files), with plain words ("network access is off for this
+  // command: ...").
+  std::vector<Denial> denials;
   // The sandbox itself stopped the command (time limit, process limit,
   // cancel), as opposed to the command failing on its own.
   bool killed_by_sandbox = false;

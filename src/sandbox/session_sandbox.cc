@@ -148,7 +148,7 @@ std::string SessionSandbox::TakeStderr() {
   return out;
 }
 
-std::vector<std::string> SessionSandbox::RemovePlantedGitControl() const {
+std::vector<Denial> SessionSandbox::RemovePlantedGitControl() const {
   return sandbox::RemovePlantedGitControl(git_absent_);
 }
 

@@ -23,6 +23,7 @@
 
 #include "base/fd.h"
 #include "base/result.h"
+#include "sandbox/denial.h"
 #include "sandbox/limits.h"
 #include "sandbox/policy.h"
 
@@ -49,10 +50,10 @@ class SessionSandbox {
   pid_t pid() const { return pid_; }
   // Removes git control files a command created where none existed when the
   // sandbox was set up (commondir, config.worktree: they cannot be made
-  // read-only ahead of time, see git_control.h); one line per removal, for
+  // read-only ahead of time, see git_control.h); one denial per removal, for
   // that command's denials. The session outlives its commands, so the caller
   // runs this after each command, not only at the end.
-  std::vector<std::string> RemovePlantedGitControl() const;
+  std::vector<Denial> RemovePlantedGitControl() const;
 
  private:
   SessionSandbox() = default;

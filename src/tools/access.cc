@@ -132,50 +132,73 @@ PathGuard::PathGuard(const ToolContext& ctx) {
     }
 }
 
-std::string PathGuard::CheckRead(const fs::path& path) const { return Check(path, false); }
-std::string PathGuard::CheckWrite(const fs::path& path) const { return Check(path, true); }
+std::optional<sandbox::Denial> PathGuard::CheckRead(const fs::path& path) const {
+  return Check(path, false);
+}
+std::optional<sandbox::Denial> PathGuard::CheckWrite(const fs::path& path) const {
+  return Check(path, true);
+}
 
-std::string PathGuard::Check(const fs::path& path, bool write) const {
-  if (!enabled_) return "";
+std::optional<sandbox::Denial> PathGuard::Check(const fs::path& path, bool write) const {
+  using sandbox::DenialKind;
+  if (!enabled_) return std::nullopt;
   std::string lexical = path.lexically_normal().string();
   std::string real = Real(path);
+  auto refuse = [&](DenialKind kind, std::string why) {
+    return sandbox::Denial{kind, path.string(), std::move(why)};
+  };
+  auto secret_at = [&](const std::string& p) {
+    if (AnyComponent(p, roots_, &deny_names_, nullptr)) return true;
+    for (const auto& d : deny_)
+      if (Under(p, d)) return true;
+    return false;
+  };
+  // A secret by its spelling is refused as one, even where it cannot be
+  // resolved (inside the sandbox, a deny path cannot be searched).
+  bool secret = secret_at(lexical);
   // Fail closed: what cannot be resolved here is never taken for the plain
   // path it looks like (the kernel would follow it somewhere else).
-  if (real.empty())
-    return path.string() +
-           " cannot be resolved (a symlink loop, a chain of links longer than the system "
-           "allows, or a folder that cannot be searched), so it is refused; use the real path";
-  bool secret = AnyComponent(lexical, roots_, &deny_names_, nullptr) ||
-                AnyComponent(real, roots_, &deny_names_, nullptr);
-  for (const auto& d : deny_)
-    if (Under(lexical, d) || Under(real, d)) secret = true;
+  if (real.empty() && !secret)
+    return refuse(DenialKind::kOther,
+                  path.string() +
+                      " cannot be resolved (a symlink loop, a chain of links longer than the "
+                      "system allows, or a folder that cannot be searched), so it is refused; use "
+                      "the real path");
+  if (!secret) secret = secret_at(real);
   if (secret)
-    return "access to " + path.string() +
-           " is denied: it is a secret location the sandbox policy keeps from every tool";
+    return refuse(DenialKind::kSecret,
+                  "access to " + path.string() +
+                      " is denied: it is a secret location the sandbox policy keeps from every "
+                      "tool");
   if (write && protect_git_ &&
       (AnyComponent(lexical, roots_, nullptr, ".git") ||
        AnyComponent(real, roots_, nullptr, ".git")))
-    return path.string() +
-           " is protected: it lies in a git directory, whose configuration, hooks and control "
-           "files decide what git runs outside the sandbox; the file tools never write there "
-           "(use git commands through bash)";
+    return refuse(DenialKind::kProtected,
+                  path.string() +
+                      " is protected: it lies in a git directory, whose configuration, hooks and "
+                      "control files decide what git runs outside the sandbox; the file tools "
+                      "never write there (use git commands through bash)");
   if (write) {
     for (const auto& p : protected_)
       if (Under(lexical, p) || Under(real, p))
-        return path.string() +
-               " is protected: it stays read-only inside the workspace (as .sepp does), so that "
-               "nothing the model writes runs later outside the sandbox";
+        return refuse(DenialKind::kProtected,
+                      path.string() +
+                          " is protected: it stays read-only inside the workspace (as .sepp "
+                          "does), so that nothing the model writes runs later outside the "
+                          "sandbox");
     for (const auto& w : write_roots_)
-      if (Under(real, w)) return "";
-    return path.string() + " is outside the workspace, the only place this session may write";
+      if (Under(real, w)) return std::nullopt;
+    return refuse(DenialKind::kWrite,
+                  path.string() + " is outside the workspace, the only place this session may write");
   }
   for (const auto& r : read_roots_)
-    if (Under(real, r)) return "";
+    if (Under(real, r)) return std::nullopt;
   for (const auto& w : write_roots_)
-    if (Under(real, w)) return "";
-  return path.string() +
-         " is outside the folders this session may read (the workspace and the system "
-         "folders); the user can widen the sandbox policy if it is needed";
+    if (Under(real, w)) return std::nullopt;
+  return refuse(DenialKind::kRead,
+                path.string() +
+                    " is outside the folders this session may read (the workspace and the system "
+                    "folders); the user can widen the sandbox policy if it is needed");
 }
 
 bool PathGuard::Hidden(const fs::path& path) const {
@@ -190,11 +213,12 @@ const PathGuard& GuardOf(const ToolContext& ctx, std::optional<PathGuard>* own) 
   return ctx.guard ? *ctx.guard : own->emplace(ctx);
 }
 
-ToolResult DeniedResult(const std::string& reason) {
+ToolResult DeniedResult(sandbox::Denial denial) {
   ToolResult r;
-  r.text = reason;
+  r.text = denial.text;
   r.is_error = true;
-  r.details = {{"denied", true}, {"denials", Json::array({reason})}};
+  r.details = {{"denied", true}};
+  r.denials.push_back(std::move(denial));
   return r;
 }
 

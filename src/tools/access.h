@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sandbox/denial.h"
 #include "sandbox/name_patterns.h"
 #include "tools/tool.h"
 
@@ -26,15 +27,16 @@ class PathGuard {
   // Uses ctx.policy, or the default tool policy for ctx.cwd.
   explicit PathGuard(const ToolContext& ctx);
 
-  // "" when allowed; else the reason, in plain words for the model.
-  std::string CheckRead(const std::filesystem::path& path) const;
-  std::string CheckWrite(const std::filesystem::path& path) const;
+  // Nothing when allowed; else the refusal, typed (its kind and the path as
+  // given) with the reason in plain words for the model.
+  std::optional<sandbox::Denial> CheckRead(const std::filesystem::path& path) const;
+  std::optional<sandbox::Denial> CheckWrite(const std::filesystem::path& path) const;
   // For entries met while walking a tree: true if the entry lies in a deny
   // path (lexical: walks never follow symlinks into folders).
   bool Hidden(const std::filesystem::path& path) const;
 
  private:
-  std::string Check(const std::filesystem::path& path, bool write) const;
+  std::optional<sandbox::Denial> Check(const std::filesystem::path& path, bool write) const;
 
   bool enabled_ = true;
   bool protect_git_ = false;  // the policy protects ".git/": no write in a git directory
@@ -46,7 +48,8 @@ class PathGuard {
 // ctx.guard when set, else a guard made for this call in *own.
 const PathGuard& GuardOf(const ToolContext& ctx, std::optional<PathGuard>* own);
 
-// The result a tool returns when the guard refuses (is_error, details.denied).
-ToolResult DeniedResult(const std::string& reason);
+// The result a tool returns when the guard refuses (is_error, details.denied,
+// the denial).
+ToolResult DeniedResult(sandbox::Denial denial);
 
 }  // namespace sepp::tools

@@ -148,7 +148,7 @@ class BashTool : public Tool {
       else
         r.text += "The full output could not be saved (" + collector.spill_error() + ").]\n";
     }
-    for (const auto& d : res.denials) r.text += "[sandbox] " + d + "\n";
+    for (const auto& d : res.denials) r.text += "[sandbox] " + d.text + "\n";
 
     std::string outcome;
     if (res.cancelled) {
@@ -170,8 +170,8 @@ class BashTool : public Tool {
                  {"timed_out", res.timed_out},
                  {"cancelled", res.cancelled},
                  {"output_bytes", out.total_bytes},
-                 {"denials", res.denials},
                  {"denied", !res.denials.empty()}};  // the agent's tool.finished "denied" flag
+    r.denials = std::move(res.denials);
     if (collector.spilled()) r.details["full_output_path"] = log.string();
     return r;
   }

@@ -234,7 +234,7 @@ class EditTool : public Tool {
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
-    if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckWrite(path)) return DeniedResult(std::move(*denial));
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);
     // From reading the file to replacing it: another write or edit of it in

@@ -65,7 +65,7 @@ class FindTool : public Tool {
     std::filesystem::path root = ResolveToolPath(ctx, path_arg->value_or("."));
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
-    if (auto why = guard.CheckRead(root); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckRead(root)) return DeniedResult(std::move(*denial));
     std::string shown_root = ShowPath(ctx, root);
     struct stat st;
     if (::stat(root.c_str(), &st) != 0) {

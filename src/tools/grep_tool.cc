@@ -178,7 +178,7 @@ class GrepTool : public Tool {
     std::filesystem::path root = ResolveToolPath(ctx, path_arg->value_or("."));
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
-    if (auto why = guard.CheckRead(root); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckRead(root)) return DeniedResult(std::move(*denial));
     std::string shown_root = ShowPath(ctx, root);
     struct stat st;
     if (::stat(root.c_str(), &st) != 0) {
@@ -197,7 +197,7 @@ class GrepTool : public Tool {
         if (e.is_dir || guard.Hidden(e.path)) return true;
         if (glob && !glob->Matches(e.rel)) return true;
         // A link may point anywhere: search it only if its target may be read.
-        if (e.is_symlink && !guard.CheckRead(e.path).empty()) return true;
+        if (e.is_symlink && guard.CheckRead(e.path).has_value()) return true;
         return search.File(e.path);
       });
     } else {

@@ -54,7 +54,7 @@ class LsTool : public Tool {
     std::filesystem::path dir = ResolveToolPath(ctx, path_arg->value_or("."));
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
-    if (auto why = guard.CheckRead(dir); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckRead(dir)) return DeniedResult(std::move(*denial));
     std::string shown = ShowPath(ctx, dir);
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0) {

@@ -71,7 +71,7 @@ class ReadTool : public Tool {
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
-    if (auto why = guard.CheckRead(path); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckRead(path)) return DeniedResult(std::move(*denial));
     std::string shown = ShowPath(ctx, path);
     if (ctx.file_access && ctx.file_access->reads())
       return ReadThrough(*ctx.file_access, path, shown, ctx, offset->value_or(1),

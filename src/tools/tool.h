@@ -11,6 +11,7 @@
 
 #include "base/cancel.h"
 #include "base/json.h"
+#include "sandbox/denial.h"
 #include "sandbox/policy.h"
 
 namespace sepp::tools {
@@ -52,6 +53,9 @@ struct ToolResult {
   bool is_error = false;
   bool truncated = false;
   Json details;            // for front ends (diff, exit code, ...), not the model
+  // What the sandbox or the PathGuard refused, typed by the code that
+  // refused (denial.h); details.denied is true when this is not empty.
+  std::vector<sandbox::Denial> denials;
 };
 
 class Tool {

@@ -229,6 +229,7 @@ void ToolWorker::ReadOne(int channel, uint64_t gen, int poll_ms) {
       p->result.is_error = reply->is_error;
       p->result.truncated = reply->truncated;
       p->result.details = std::move(reply->details);
+      p->result.denials = std::move(reply->denials);
       p->done = true;
       pending_.erase(it);
       cv_.notify_all();
@@ -347,11 +348,9 @@ ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolConte
     auto planted = sandbox_->RemovePlantedGitControl();
     if (!planted.empty()) {
       if (!result.details.is_object()) result.details = Json::object();
-      Json& denials = result.details["denials"];
-      if (!denials.is_array()) denials = Json::array();
-      for (const auto& line : planted) {
-        result.text += "[sandbox] " + line + "\n";
-        denials.push_back(line);
+      for (auto& d : planted) {
+        result.text += "[sandbox] " + d.text + "\n";
+        result.denials.push_back(std::move(d));
       }
       result.details["denied"] = true;
     }

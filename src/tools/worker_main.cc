@@ -132,6 +132,7 @@ class Worker {
       reply["is_error"] = r.is_error;
       reply["truncated"] = r.truncated;
       if (!r.details.is_null()) reply["details"] = std::move(r.details);
+      if (!r.denials.empty()) reply["denials"] = sandbox::DenialsToJson(r.denials);
     } catch (const std::exception& e) {
       reply["text"] = std::string("the tool worker failed: ") + e.what();
       reply["is_error"] = true;

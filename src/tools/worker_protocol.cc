@@ -116,6 +116,17 @@ Result<WorkerReply> ParseWorkerReply(Json m) {
     if (!d->is_object()) return Error::Make("a worker frame's \"details\" is not an object");
     r.details = std::move(*d);
   }
+  if (auto d = m.find("denials"); d != m.end()) {
+    // Objects only: the worker types its denials; words without a kind
+    // would be a worker that lost track of what it refused.
+    if (!d->is_array()) return Error::Make("a worker frame's \"denials\" is not an array");
+    for (const auto& e : *d)
+      if (!e.is_object() || !e.contains("kind") || !e["kind"].is_string() || !e.contains("text") ||
+          !e["text"].is_string() || (e.contains("target") && !e["target"].is_string()))
+        return Error::Make(
+            "a worker frame's \"denials\" holds an entry that is not {kind, target, text}");
+    r.denials = sandbox::DenialsFromJson(*d);
+  }
   return r;
 }
 

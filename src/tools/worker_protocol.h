@@ -11,15 +11,18 @@
 //                   {"type":"cancel","id":N}
 //   worker -> sepp  {"type":"output","id":N,"text":"..."}            bash's partial output
 //                   {"type":"result","id":N,"text":"...","is_error":b,
-//                    "truncated":b,"details":{...}}
+//                    "truncated":b,"details":{...},"denials":[{...}]}
+//                   (denials: sandbox/denial.h's DenialToJson, typed by the tool)
 //
 // Calls run concurrently in the worker; results come back in any order.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/json.h"
 #include "base/result.h"
+#include "sandbox/denial.h"
 #include "sandbox/policy.h"
 
 namespace sepp::tools {
@@ -46,6 +49,7 @@ struct WorkerReply {
   bool is_error = false;
   bool truncated = false;
   Json details;
+  std::vector<sandbox::Denial> denials;
 };
 Result<WorkerReply> ParseWorkerReply(Json frame);
 

@@ -63,7 +63,7 @@ class WriteTool : public Tool {
     std::filesystem::path path = ResolveToolPath(ctx, *path_arg);
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
-    if (auto why = guard.CheckWrite(path); !why.empty()) return DeniedResult(why);
+    if (auto denial = guard.CheckWrite(path)) return DeniedResult(std::move(*denial));
     std::string shown = ShowPath(ctx, path);
     path = WriteDestination(path);
     auto update_lock = LockFileForUpdate(path);  // see edit: one change at a time per file

@@ -14,7 +14,8 @@
 
 namespace sepp::acptest {
 
-AcpChild::AcpChild(const std::string& cwd, const std::map<std::string, std::string>& env) {
+AcpChild::AcpChild(const std::string& cwd, const std::map<std::string, std::string>& env,
+                   const std::vector<std::string>& args) {
   int in_p[2], out_p[2];
   if (pipe2(in_p, O_CLOEXEC) || pipe2(out_p, O_CLOEXEC)) abort();
   char tmpl[] = "/tmp/sepp-acp-stderr-XXXXXX";
@@ -23,7 +24,10 @@ AcpChild::AcpChild(const std::string& cwd, const std::map<std::string, std::stri
   std::vector<std::string> env_s = {"PATH=/usr/bin:/bin"};
   for (auto& [k, v] : env) env_s.push_back(k + "=" + v);
   std::string bin = std::string(SEPP_BINARY_DIR) + "/sepp";
-  std::vector<char*> argv = {bin.data(), const_cast<char*>("--acp"), nullptr};
+  std::vector<std::string> args_s = args;
+  std::vector<char*> argv = {bin.data(), const_cast<char*>("--acp")};
+  for (auto& a : args_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
   std::vector<char*> envp;
   for (auto& e : env_s) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 #include <sys/types.h>
 
 #include "base/json.h"
@@ -13,8 +14,10 @@ namespace sepp::acptest {
 
 class AcpChild {
  public:
-  // Starts SEPP_BINARY_DIR/sepp --acp in cwd with exactly env (plus PATH).
-  AcpChild(const std::string& cwd, const std::map<std::string, std::string>& env);
+  // Starts SEPP_BINARY_DIR/sepp --acp [args...] in cwd with exactly env
+  // (plus PATH).
+  AcpChild(const std::string& cwd, const std::map<std::string, std::string>& env,
+           const std::vector<std::string>& args = {});
   ~AcpChild();  // kills it if still running
 
   void Send(const Json& message);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <thread>
 
 #include <random>
@@ -164,6 +165,59 @@ TEST_F(AcpE2e, StdinClosedMidTurnEndsTheTurnAndKeepsTheSessionValid) {
   EXPECT_EQ(replay[0]["content"]["text"], "wait for it");
   again->CloseStdin();
   EXPECT_EQ(again->Wait(), 0);
+}
+
+// --record in --acp mode writes every exchange of the process's sessions
+// to a cassette; --replay answers a fresh process from it with no provider
+// and no key (docs/replay.md), with the same tool work; a cassette that
+// does not fit the run (a different prompt) is reported and exits 3.
+TEST_F(AcpE2e, RecordThenReplayWithoutProviderOrKey) {
+  std::string cassette = (root_ / "acp.cassette").string();
+  fake_.SetScript({{"responses",
+                    {{{"tool_calls", {{{"name", "write"},
+                                       {"arguments", {{"path", "made.txt"}, {"content", "from the model\n"}}}}}}},
+                     {{"text", "wrote it"}}}}});
+  auto run = [&](const std::map<std::string, std::string>& env, std::vector<std::string> args,
+                 const std::string& text) {
+    AcpChild c(cwd(), env, args);
+    Initialize(c);
+    std::string sid = NewSession(c, 1);
+    c.Send(Prompt(sid, 2, text));
+    Json answer = c.Response(2);
+    std::string said;
+    for (const auto& u : UpdatesOf(c.seen(), sid))
+      if (u.value("sessionUpdate", "") == "agent_message_chunk") said += u["content"].value("text", "");
+    c.CloseStdin();
+    int rc = c.Wait();
+    return std::tuple{answer, said, rc, c.stderr_text()};
+  };
+  auto [rec, rec_said, rec_rc, rec_err] = run(Env(), {"--record", cassette}, "make the file");
+  EXPECT_EQ(rec["result"]["stopReason"], "end_turn") << rec.dump() << rec_err;
+  EXPECT_EQ(rec_rc, 0) << rec_err;
+  EXPECT_EQ(rec_said, "wrote it");
+  ASSERT_TRUE(fs::exists(cassette));
+  ASSERT_EQ(fake_.requests().size(), 2u);
+  fs::remove(root_ / "project" / "made.txt");
+
+  // No base URL, no key: only the cassette can answer.
+  std::map<std::string, std::string> bare = {{"HOME", (root_ / "home").string()},
+                                             {"SEPP_HOME", (root_ / "home").string()}};
+  auto [play, play_said, play_rc, play_err] = run(bare, {"--replay", cassette}, "make the file");
+  EXPECT_EQ(play["result"]["stopReason"], "end_turn") << play.dump() << play_err;
+  EXPECT_EQ(play_rc, 0) << play_err;
+  EXPECT_EQ(play_said, "wrote it");
+  EXPECT_EQ(fake_.requests().size(), 2u);  // the provider was not asked again
+  std::ifstream made(root_ / "project" / "made.txt");
+  std::string content((std::istreambuf_iterator<char>(made)), {});
+  EXPECT_EQ(content, "from the model\n");
+
+  // Strict replay of another conversation: told, exit 3.
+  auto [odd, odd_said, odd_rc, odd_err] = run(bare, {"--replay", cassette}, "something else");
+  EXPECT_EQ(odd_rc, 3) << odd_err;
+  EXPECT_NE(odd_err.find("cassette"), std::string::npos) << odd_err;
+  // And the flags are checked like -p's.
+  AcpChild bad(cwd(), bare, {"--replay-mode", "lenient"});  // without --replay
+  EXPECT_EQ(bad.Wait(), 2) << bad.stderr_text();
 }
 
 // The client stops reading while a turn floods stdout. Its cancel and its

@@ -270,6 +270,25 @@ TEST(AcpPermission, ARequestNamesWhatWouldBeWidenedAndOffersTheFourAnswers) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"allow_once", "allow_always", "allow_always", "reject_once"}));
 }
 
+// A sub-agent's request is shown on the parent's call (the client never
+// saw the sub-agent's own calls), saying so, with both ids in _meta.
+TEST(AcpPermission, ASubAgentsRequestIsShownOnTheParentsCall) {
+  Json request = {{"request_id", "perm-2"},
+                  {"call_id", "child_retry"},
+                  {"parent_call_id", "toolu_agent"},
+                  {"tool", "bash"},
+                  {"widen", {{{"kind", "domain"}, {"target", "pypi.org"}}}}};
+  Json p = PermissionRequestParams("s1", request, "/w");
+  EXPECT_EQ(p["toolCall"]["toolCallId"], "toolu_agent");
+  EXPECT_EQ(p["toolCall"]["_meta"]["sepp"]["call_id"], "child_retry");
+  EXPECT_EQ(p["toolCall"]["_meta"]["sepp"]["parent_call_id"], "toolu_agent");
+  std::string text = p["toolCall"]["content"][0]["content"]["text"];
+  EXPECT_EQ(text.rfind("A sub-agent asks: ", 0), 0u) << text;
+  // The parent's own request has no _meta.
+  request.erase("parent_call_id");
+  EXPECT_FALSE(PermissionRequestParams("s1", request, "/w")["toolCall"].contains("_meta"));
+}
+
 TEST(AcpPermission, OnlyAClearAllowAllows) {
   auto pick = [](const char* option) {
     return AnswerFromClient({{"outcome", {{"outcome", "selected"}, {"optionId", option}}}}, nullptr);

@@ -36,7 +36,8 @@ class NetProbe : public tools::Tool {
     }
     r.text = "connect to pypi.org: blocked";
     r.is_error = true;
-    r.details = {{"denied", true}, {"denials", Json::array({"net pypi.org"})}};
+    r.details = {{"denied", true}};
+    r.denials = {{sandbox::DenialKind::kNetwork, "pypi.org", "net pypi.org"}};
     return r;
   }
 };
@@ -67,7 +68,8 @@ class PermissionTest : public ::testing::Test {
     c.cwd = "/work";
     c.policy = &policy_;
     c.permission_gate = with_gate ? &gate_ : nullptr;
-    Agent a(c, provider_, registry_, [](const Event&) {}, [](const llm::Message&) {});
+    Agent a(c, provider_, registry_, [this](const Event& e) { events_.push_back(e); },
+            [](const llm::Message&) {});
     CancelToken cancel;
     return a.Prompt("install requests", cancel);
   }
@@ -90,6 +92,7 @@ class PermissionTest : public ::testing::Test {
   NetProbe* probe_;
   TestGate gate_;
   sandbox::Policy policy_;
+  std::vector<Event> events_;  // Emit serialises the callback
 };
 
 TEST_F(PermissionTest, AnAllowedRetryRunsTheSameCallOnceWithTheWidening) {
@@ -106,7 +109,9 @@ TEST_F(PermissionTest, AnAllowedRetryRunsTheSameCallOnceWithTheWidening) {
   EXPECT_EQ(r.justification, "pip install");
   ASSERT_EQ(r.denials.size(), 1u);
   EXPECT_EQ(r.denials[0].text, "net pypi.org");
-  EXPECT_EQ(r.denials[0].kind, sandbox::DenialKind::kOther);  // not a text sepp writes
+  // As the tool typed it: no words are read back.
+  EXPECT_EQ(r.denials[0].kind, sandbox::DenialKind::kNetwork);
+  EXPECT_EQ(r.denials[0].target, "pypi.org");
   EXPECT_EQ(probe_->runs.load(), 2);
   std::string result = LastToolResult();
   EXPECT_NE(result.find("downloaded requests"), std::string::npos) << result;
@@ -126,6 +131,17 @@ TEST_F(PermissionTest, ADenialReachesTheModelWithTheMessageAndRunsNothing) {
   std::string result = LastToolResult();
   EXPECT_NE(result.find("permission denied"), std::string::npos);
   EXPECT_NE(result.find("not on this machine"), std::string::npos);
+  // The refusal is typed where the answer came: a permission denial per
+  // widening, on the retry's tool.finished (and so in the session's trail).
+  const Event* finished = nullptr;
+  for (const auto& e : events_)
+    if (e.type == EventType::kToolFinished && e.tool == kRetryWithAccessTool) finished = &e;
+  ASSERT_NE(finished, nullptr);
+  EXPECT_TRUE(finished->denied);
+  ASSERT_EQ(finished->denials.size(), 1u);
+  EXPECT_EQ(finished->denials[0].kind, sandbox::DenialKind::kPermission);
+  EXPECT_EQ(finished->denials[0].target, "pypi.org");
+  EXPECT_NE(finished->denials[0].text.find("not on this machine"), std::string::npos);
 }
 
 TEST_F(PermissionTest, TooBroadOrUnknownRequestsAreRefusedBeforeAnyoneIsAsked) {

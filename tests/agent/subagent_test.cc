@@ -235,9 +235,9 @@ TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreReco
       tools::ToolResult r;
       r.text = "blocked";
       r.is_error = true;
-      r.details = {{"denied", true},
-                   {"denials", Json::array({"/etc/x is outside the workspace, the only place "
-                                            "this session may write"})}};
+      r.details = {{"denied", true}};
+      r.denials = {{sandbox::DenialKind::kWrite, "/etc/x",
+                    "/etc/x is outside the workspace, the only place this session may write"}};
       return r;
     }
   };
@@ -269,6 +269,66 @@ TEST_F(SubagentTest, ChildEventsArriveNestedUnderTheParentsCallAndDenialsAreReco
     EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
   EXPECT_EQ(child_denials, std::vector<std::string>{"k1/refuse"});
   EXPECT_EQ(parent_denials, (std::vector<std::string>{"child-0/k1/refuse", "write: /etc/x"}));
+}
+
+// A sub-agent's permission request carries the parent's call id (the
+// "agent" call that runs it), so a front end can show which call asked;
+// the parent's own requests carry none.
+TEST_F(SubagentTest, ASubAgentsPermissionRequestNamesTheParentsCall) {
+  struct Gate : PermissionGate {
+    std::mutex mu;
+    std::vector<PermissionRequest> asked;
+    PermissionAnswer Ask(const PermissionRequest& r, CancelToken&) override {
+      std::lock_guard<std::mutex> l(mu);
+      asked.push_back(r);
+      return {PermissionChoice::kDeny, "no", "user"};
+    }
+  } gate;
+  struct Refuser : tools::Tool {
+    std::string name() const override { return "refuse"; }
+    std::string description() const override { return "refuses"; }
+    Json parameters() const override { return {{"type", "object"}}; }
+    std::string Summary(const Json&) const override { return "refuse"; }
+    tools::ToolResult Run(const Json&, tools::ToolContext&) override {
+      tools::ToolResult r;
+      r.text = "blocked";
+      r.is_error = true;
+      r.details = {{"denied", true}};
+      r.denials = {{sandbox::DenialKind::kNetwork, "pypi.org", "no network"}};
+      return r;
+    }
+  };
+  runtime_->parent.permission_gate = &gate;
+  runtime_->make_tools = [] {
+    auto r = std::make_unique<tools::ToolRegistry>();
+    r->Add(std::make_unique<Refuser>());
+    return r;
+  };
+  Json retry = {{"call_id", "k1"}, {"domains", {"pypi.org"}}, {"justification", "pip"}};
+  provider_ = std::make_unique<ScriptedProvider>([retry](const llm::Request& r, int) -> Result<Message> {
+    size_t n = r.messages.size();
+    if (IsChild(r)) {
+      if (n == 1) return Assistant({Call("k1", "refuse", Json::object())}, llm::StopReason::kToolUse);
+      if (n == 3) return Assistant({Call("k2", "retry_with_access", retry)}, llm::StopReason::kToolUse);
+      return Assistant({ContentBlock::Text("child done")});
+    }
+    if (n == 1) return Assistant({Call("p1", "agent", {{"task", "install it"}})}, llm::StopReason::kToolUse);
+    if (n == 3)
+      return Assistant({Call("p2", "retry_with_access", Json{{"call_id", "p1"},
+                                                             {"domains", {"pypi.org"}},
+                                                             {"justification", "again"}})},
+                       llm::StopReason::kToolUse);
+    return Assistant({ContentBlock::Text("parent done")});
+  });
+  Outcome o = RunParent("start");
+  ASSERT_EQ(o.status, Outcome::Status::kDone);
+  ASSERT_EQ(gate.asked.size(), 2u);
+  EXPECT_EQ(gate.asked[0].call_id, "k2");
+  EXPECT_EQ(gate.asked[0].parent_call_id, "p1");
+  ASSERT_EQ(gate.asked[0].denials.size(), 1u);
+  EXPECT_EQ(gate.asked[0].denials[0].target, "pypi.org");
+  EXPECT_EQ(gate.asked[1].call_id, "p2");  // the parent's own: no parent
+  EXPECT_EQ(gate.asked[1].parent_call_id, "");
 }
 
 }  // namespace

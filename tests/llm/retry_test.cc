@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "llm/http_provider.h"
@@ -145,6 +146,46 @@ TEST(RunWithRetries, CancelStopsWaiting) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, "aborted");
   EXPECT_EQ(calls, 1);
+}
+
+// abort_retry: the stopper ends the wait in progress (from another thread,
+// as the RPC reader would) and the call fails with the error it would have
+// retried, not as aborted; a stop with no wait in progress changes nothing,
+// so the next retry still happens.
+TEST(RunWithRetries, AStopperEndsTheWaitWithTheLastError) {
+  RetryStopper stopper;
+  EXPECT_FALSE(stopper.Stop());  // nothing waits: no effect
+  RetryEnv env = RetryEnv::Real();
+  env.random01 = [] { return 1.0; };
+  StreamSink sink;
+  sink.retry_stopper = &stopper;
+  std::atomic<bool> stopped{false};
+  std::thread stop([&] {
+    while (!stopper.Stop()) std::this_thread::yield();  // until the wait has begun
+    stopped = true;
+  });
+  int calls = 0;
+  // The server asks for a minute: only the stopper ends the wait early.
+  auto r = RunWithRetries(RetryPolicy{}, env, sink, nullptr, [&](int) -> AttemptResult {
+    ++calls;
+    return Retryable("overloaded", 60);
+  });
+  stop.join();
+  EXPECT_TRUE(stopped);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, "overloaded");
+  EXPECT_NE(r.error().message.find("the retry was cancelled"), std::string::npos) << r.error().message;
+  EXPECT_EQ(calls, 1);
+  // Legitimate retries after it still run (the stop was for that wait).
+  FakeEnv fake;
+  calls = 0;
+  auto ok = RunWithRetries(RetryPolicy{}, fake.env(), sink, nullptr, [&](int) -> AttemptResult {
+    if (++calls < 2) return Retryable("server");
+    return Message{};
+  });
+  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(calls, 2);
+  EXPECT_FALSE(stopper.Stop());
 }
 
 TEST(CancellableSleep, ReturnsEarlyOnCancel) {

@@ -222,6 +222,45 @@ TEST_F(RpcE2E, SetAutoRetryDecidesWhetherARetryableErrorIsRetried) {
   EXPECT_EQ(c.Wait(30), 0) << Stderr();
 }
 
+// abort_retry (pi's): the wait before a retry ends at once; the turn ends
+// with the error it would have retried (auto_retry_end success false), no
+// second request is made, and the session takes the next prompt.
+TEST_F(RpcE2E, AbortRetryEndsTheWaitAndTheTurnWithTheError) {
+  // The server asks for 100 s: only abort_retry ends the wait early.
+  Json overloaded = {{"error", {{"status", 503}, {"retry_after", 100}, {"message", "overloaded"}}}};
+  fp_.SetScript({{"responses", {overloaded, {{"text", "never reached"}}}}});
+  Child c;
+  Start(c);
+  c.Send(Json{{"id", "idle"}, {"type", "abort_retry"}});  // nothing waits: still a success
+  EXPECT_TRUE(c.Until("response", "idle").back().value("success", false));
+  c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "hello"}});
+  c.Until("auto_retry_start");
+  c.Send(Json{{"id", "a"}, {"type", "abort_retry"}});
+  auto rest = c.Until("agent_settled");
+  bool answered = false, ended = false;
+  for (const auto& j : rest) {
+    if (j.value("type", "") == "response" && j.value("id", "") == "a")
+      answered = j.value("success", false);
+    if (j.value("type", "") == "auto_retry_end") {
+      ended = true;
+      EXPECT_FALSE(j.value("success", true)) << j.dump();
+      EXPECT_NE(j.value("finalError", "").find("retry was cancelled"), std::string::npos) << j.dump();
+    }
+  }
+  EXPECT_TRUE(answered);
+  EXPECT_TRUE(ended);
+  EXPECT_EQ(fp_.requests().size(), 1u);
+  // The session goes on: the next prompt is answered.
+  fp_.Reset();
+  fp_.SetScript({{"responses", {{{"text", "fine now"}}}}});
+  c.Send(Json{{"id", "p2"}, {"type", "prompt"}, {"message", "again"}});
+  c.Until("agent_settled");
+  c.Send(Json{{"id", "l"}, {"type", "get_last_assistant_text"}});
+  EXPECT_EQ(c.Until("response", "l").back()["data"].value("text", ""), "fine now");
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(30), 0) << Stderr();
+}
+
 TEST_F(RpcE2E, ClosingStdinMidTurnEndsItCleanlyWithAValidSessionFile) {
   fp_.SetScript({{"responses", {{{"text", std::string(3000, 'z')}, {"chunk_delay_ms", 20}}}}});
   Child c;

@@ -297,6 +297,68 @@ TEST_F(AgentSessionTest, NewBranchAndForkChangeTheContextAndRefuseWhileBusy) {
   EXPECT_EQ(bad.error().kind, "not_found");
 }
 
+// The user's own bash goes into the model's context as pi puts it there:
+// a user message from the next prompt on, unless excluded; one that ran
+// while a prompt was in flight enters after that prompt (and is recorded
+// there); a resumed session reads the same context back from its file.
+TEST_F(AgentSessionTest, TheUsersBashEntersTheNextPromptsContextUnlessExcluded) {
+  provider_.replies = {TextReply("a1"), TextReply("a2"), TextReply("a3")};
+  auto s = Open();
+  auto sub = s->Subscribe();
+  auto shown = s->RunBash("echo shown-to-model; exit 4", false);
+  ASSERT_TRUE(shown.ok()) << shown.error().message;
+  auto hidden = s->RunBash("echo kept-from-model", true);
+  ASSERT_TRUE(hidden.ok()) << hidden.error().message;
+  ASSERT_TRUE(s->Prompt("q1").ok());
+  Collect(*sub, EventType::kAgentSettled);
+  const std::string ran = "Ran `echo shown-to-model; exit 4`\n```\nshown-to-model\n```\n\n"
+                          "Command exited with code 4";
+  EXPECT_EQ(UserTexts(provider_.Requests()[0]), (std::vector<std::string>{ran, "q1"}));
+
+  // During a prompt: not in that prompt's calls, in the next one's.
+  provider_.hold();
+  ASSERT_TRUE(s->Prompt("q2").ok());
+  provider_.WaitCalls(2);
+  auto during = s->RunBash("echo during", false);
+  ASSERT_TRUE(during.ok()) << during.error().message;
+  provider_.release();
+  Collect(*sub, EventType::kAgentSettled);
+  ASSERT_TRUE(s->Prompt("q3").ok());
+  Collect(*sub, EventType::kAgentSettled);
+  auto requests = provider_.Requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(UserTexts(requests[1]), (std::vector<std::string>{ran, "q1", "q2"}));
+  const std::string ran_during = "Ran `echo during`\n```\nduring\n```";
+  EXPECT_EQ(UserTexts(requests[2]), (std::vector<std::string>{ran, "q1", "q2", ran_during, "q3"}));
+  for (const auto& r : requests)
+    for (const auto& t : UserTexts(r)) EXPECT_EQ(t.find("kept-from-model"), std::string::npos);
+
+  // The file holds the entries where the context has them: the one run
+  // during q2 after q2's answer.
+  std::vector<std::string> order;
+  for (const auto& e : s->Entries()) {
+    std::string type = e.value("type", "");
+    if (type == "bash_execution") order.push_back("bash:" + e.value("command", ""));
+    if (type == "message") order.push_back(e["message"].value("role", ""));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"bash:echo shown-to-model; exit 4",
+                                             "bash:echo kept-from-model", "user", "assistant",
+                                             "user", "assistant", "bash:echo during", "user",
+                                             "assistant"}));
+
+  // Resumed, the session rebuilds the same context.
+  std::string id = s->GetState().session_id;
+  s.reset();
+  SessionOptions again = OptionsFor(provider_, home_.work());
+  again.resume = id;
+  auto resumed = Open(std::move(again));
+  ASSERT_NE(resumed, nullptr);
+  std::vector<std::string> texts;
+  for (const auto& m : resumed->Messages())
+    if (m.role == llm::Role::kUser) texts.push_back(m.Text());
+  EXPECT_EQ(texts, (std::vector<std::string>{ran, "q1", "q2", ran_during, "q3"}));
+}
+
 TEST_F(AgentSessionTest, SwitchToAMissingSessionKeepsTheCurrentOne) {
   auto s = Open();
   std::string id = s->GetState().session_id;

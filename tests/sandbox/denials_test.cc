@@ -17,7 +17,9 @@ using ::testing::HasSubstr;
 
 std::vector<std::string> Explain(std::string_view out) {
   Policy p = DefaultToolPolicy("/work/ws");
-  return ExplainDenials(p, RunFacts{1, 0, false, 0, 0}, out);
+  std::vector<std::string> texts;
+  for (const auto& d : ExplainDenials(p, RunFacts{1, 0, false, 0, 0}, out)) texts.push_back(d.text);
+  return texts;
 }
 
 std::string First(std::string_view out) {
@@ -46,7 +48,7 @@ TEST(Denials, SecretsAreCalledSecrets) {
   std::string secret = p.deny_paths.front() + "/key";
   auto d = ExplainDenials(p, RunFacts{1, 0, false, 0, 0}, "cat: " + secret + ": Permission denied\n");
   ASSERT_FALSE(d.empty());
-  EXPECT_THAT(d.front(), HasSubstr("reading " + secret + " is not allowed"));
+  EXPECT_THAT(d.front().text, HasSubstr("reading " + secret + " is not allowed"));
 }
 
 TEST(Denials, WordsThatAreNotPathsNameNoPath) {

@@ -204,7 +204,11 @@ TEST_F(GitLayoutTest, PlantedCommondirIsRemovedAndReported) {
   EXPECT_THAT(control.absent, ::testing::Contains(commondir));
   auto r = Sh("echo ../evil > .git/commondir; echo done");
   EXPECT_FALSE(fs::exists(commondir));
-  EXPECT_THAT(::testing::PrintToString(r.denials), HasSubstr("commondir"));
+  // Typed by the launcher that removed it: a protected path, named.
+  ASSERT_EQ(r.denials.size(), 1u) << r.output;
+  EXPECT_EQ(r.denials[0].kind, DenialKind::kProtected);
+  EXPECT_EQ(r.denials[0].target, commondir);
+  EXPECT_THAT(r.denials[0].text, HasSubstr("commondir"));
   EXPECT_EQ(HostGit(ws_, "status"), 0);
 }
 

@@ -384,7 +384,8 @@ TEST_F(SandboxTest, NetworkFailureIsExplained) {
   auto r = Sh("exec 3<>/dev/tcp/127.0.0.1/80");
   EXPECT_NE(r.exit_code, 0);
   ASSERT_FALSE(r.denials.empty()) << r.output;
-  EXPECT_THAT(r.denials[0], HasSubstr("network access is off for this command"));
+  EXPECT_THAT(r.denials[0].text, HasSubstr("network access is off for this command"));
+  EXPECT_EQ(r.denials[0].kind, DenialKind::kNetwork);
 }
 
 // --- limits and lifetime ---------------------------------------------------------------
@@ -423,7 +424,8 @@ TEST_F(SandboxTest, TimeoutKillsTheWholeTreeAndDetachedOrphansDie) {
   EXPECT_LT(took, 10);
   EXPECT_FALSE(ProcessWithArgExists(mark));
   ASSERT_FALSE(r.denials.empty());
-  EXPECT_THAT(r.denials[0], HasSubstr("time limit"));
+  EXPECT_THAT(r.denials[0].text, HasSubstr("time limit"));
+  EXPECT_EQ(r.denials[0].kind, DenialKind::kTimeLimit);
 }
 
 TEST_F(SandboxTest, OrphansDieWhenTheCommandExits) {

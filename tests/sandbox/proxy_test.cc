@@ -118,7 +118,9 @@ TEST_F(ProxyTest, OtherNamesAndAddressesAreRefusedWithAReason) {
   EXPECT_THAT(other.output, HasSubstr("403 Forbidden"));
   EXPECT_THAT(other.output, HasSubstr("not on the sandbox policy's domain allowlist"));
   ASSERT_FALSE(other.denials.empty());
-  EXPECT_THAT(other.denials[0], HasSubstr("refused evil.test"));
+  EXPECT_THAT(other.denials[0].text, HasSubstr("refused evil.test"));
+  EXPECT_EQ(other.denials[0].kind, DenialKind::kNetwork);  // typed by the proxy
+  EXPECT_EQ(other.denials[0].target, "evil.test");
   // The host's loopback by address is not the allowed name.
   auto ip = ViaProxy("CONNECT 127.0.0.1:" + port + " HTTP/1.1\\r\\n\\r\\n");
   EXPECT_THAT(ip.output, HasSubstr("403 Forbidden"));
@@ -177,7 +179,9 @@ TEST_F(ProxyTest, ANameWithANulByteIsRefusedBeforeAnyCheck) {
   EXPECT_THAT(get.output, HasSubstr("400 Bad Request")) << get.output;
   EXPECT_THAT(get.output, Not(HasSubstr("served")));
   ASSERT_FALSE(get.denials.empty());
-  EXPECT_THAT(get.denials[0], HasSubstr("refused a request: malformed HTTP message"));
+  EXPECT_THAT(get.denials[0].text, HasSubstr("refused a request: malformed HTTP message"));
+  EXPECT_EQ(get.denials[0].kind, DenialKind::kNetwork);
+  EXPECT_EQ(get.denials[0].target, "");  // no host it could name
   // Control characters and numbers a resolver reads as addresses, too.
   EXPECT_THAT(ViaProxy("CONNECT 127.1:" + std::to_string(server.port()) + " HTTP/1.1\\r\\n\\r\\n").output,
               HasSubstr("400 Bad Request"));
@@ -267,7 +271,11 @@ TEST_F(ProxyResolution, WildcardsReachNeitherThisMachineNorPrivateNetworks) {
   std::string exact = Ask(proxy_port,
                           "GET http://Exact.Example.com.:" + port + "/ok HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_THAT(exact, HasSubstr("served GET /ok")) << exact;
-  EXPECT_THAT((*proxy)->Refusals(), ::testing::Contains(HasSubstr("svc.example.com")));
+  bool named = false;
+  for (const Denial& d : (*proxy)->Refusals())
+    named = named || (d.kind == DenialKind::kNetwork && d.target == "svc.example.com" &&
+                      d.text.find("svc.example.com") != std::string::npos);
+  EXPECT_TRUE(named);
 }
 
 // Hostile requests against the real proxy: random heads built from HTTP's

@@ -22,7 +22,7 @@ struct Outcome {
   int term_signal = 0;
   bool timed_out = false;
   std::string output;
-  std::vector<std::string> denials;
+  std::vector<Denial> denials;
   std::string error;  // when Run() itself refused
 };
 

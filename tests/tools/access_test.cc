@@ -47,6 +47,10 @@ TEST_F(AccessTest, SecretsAreNeverRead) {
     EXPECT_TRUE(r.details.value("denied", false)) << tool;
     EXPECT_EQ(r.text.find("PRIVATE KEY"), std::string::npos) << tool;
     EXPECT_NE(r.text.find("secret location"), std::string::npos) << tool << ": " << r.text;
+    // Typed where the guard refused, not read back from the words.
+    ASSERT_EQ(r.denials.size(), 1u) << tool;
+    EXPECT_EQ(r.denials[0].kind, sandbox::DenialKind::kSecret) << tool;
+    EXPECT_EQ(r.denials[0].text, r.text) << tool;
   }
 }
 
@@ -95,6 +99,13 @@ TEST_F(AccessTest, WritesStayInTheWorkspaceAndOffProtectedPaths) {
   EXPECT_TRUE(hook.is_error);
   EXPECT_NE(hook.text.find("protected"), std::string::npos);
   EXPECT_FALSE(fs::exists(ctx_.cwd / ".git/hooks/pre-commit"));
+  // Each refusal is typed by the guard: its kind and the path it refused.
+  ASSERT_EQ(out.denials.size(), 1u);
+  EXPECT_EQ(out.denials[0].kind, sandbox::DenialKind::kWrite);
+  EXPECT_EQ(out.denials[0].target, (outside_.path() / "x.txt").string());
+  ASSERT_EQ(hook.denials.size(), 1u);
+  EXPECT_EQ(hook.denials[0].kind, sandbox::DenialKind::kProtected);
+  EXPECT_EQ(fs::path(hook.denials[0].target).filename(), "pre-commit");
   // Next to them, ordinary work goes on.
   EXPECT_FALSE(Run("write", {{"path", "src/ok.txt"}, {"content", "fine"}}).is_error);
   EXPECT_FALSE(Run("read", {{"path", (outside_.path() / "notes.txt").string()}}).is_error);
@@ -106,6 +117,10 @@ TEST_F(AccessTest, ReadsOutsideTheReadRootsAreRefused) {
   ToolResult r = Run("read", {{"path", (elsewhere.path() / "private.txt").string()}});
   EXPECT_TRUE(r.is_error);
   EXPECT_NE(r.text.find("outside the folders this session may read"), std::string::npos);
+  ASSERT_EQ(r.denials.size(), 1u);
+  EXPECT_EQ(r.denials[0].kind, sandbox::DenialKind::kRead);
+  EXPECT_EQ(r.denials[0].target, (elsewhere.path() / "private.txt").string());
+  EXPECT_TRUE(Run("read", {{"path", (outside_.path() / "notes.txt").string()}}).denials.empty());
 }
 
 // Every route into git's control surface, in every layout, is closed to the
@@ -163,19 +178,19 @@ TEST_F(AccessTest, EveryDefaultSecretIsRefusedAndItsNeighbourRead) {
   for (const auto& e : sandbox::DefaultSecretEntries()) {
     if (e.rfind("~/", 0) == 0) {
       fs::path f = home / e.substr(2);
-      EXPECT_NE(guard.CheckRead(f), "") << e;
-      EXPECT_NE(guard.CheckRead(f / "inside"), "") << e;
-      EXPECT_EQ(guard.CheckRead(f.parent_path() / "neighbour.txt"), "") << e;
+      EXPECT_TRUE(guard.CheckRead(f).has_value()) << e;
+      EXPECT_TRUE(guard.CheckRead(f / "inside").has_value()) << e;
+      EXPECT_FALSE(guard.CheckRead(f.parent_path() / "neighbour.txt").has_value()) << e;
     } else if (e.rfind("**/", 0) == 0) {
       std::string name = e.substr(3);
       for (size_t i; (i = name.find('*')) != std::string::npos;) name.replace(i, 1, "production");
-      EXPECT_NE(guard.CheckRead(home / "project/backend" / name), "") << e;
-      EXPECT_NE(guard.CheckRead(home / name), "") << e;
-      EXPECT_EQ(guard.CheckRead(home / "project/backend/neighbour.txt"), "") << e;
+      EXPECT_TRUE(guard.CheckRead(home / "project/backend" / name).has_value()) << e;
+      EXPECT_TRUE(guard.CheckRead(home / name).has_value()) << e;
+      EXPECT_FALSE(guard.CheckRead(home / "project/backend/neighbour.txt").has_value()) << e;
     } else if (e.rfind("!**/", 0) == 0) {
-      EXPECT_EQ(guard.CheckRead(home / "project" / e.substr(4)), "") << e;
+      EXPECT_FALSE(guard.CheckRead(home / "project" / e.substr(4)).has_value()) << e;
     } else {
-      EXPECT_NE(guard.CheckRead(e), "") << e;
+      EXPECT_TRUE(guard.CheckRead(e).has_value()) << e;
     }
   }
 }
@@ -191,10 +206,10 @@ TEST_F(AccessTest, NameChecksStartBelowTheWorkspace) {
   ctx.cwd = ws;
   ctx.policy = &p;
   PathGuard guard(ctx);
-  EXPECT_EQ(guard.CheckRead(ws / "main.c"), "");
-  EXPECT_EQ(guard.CheckWrite(ws / "main.c"), "");
-  EXPECT_NE(guard.CheckRead(ws / "sub/.env.d/x"), "");
-  EXPECT_NE(guard.CheckWrite(ws / "sub/.git/config"), "");
+  EXPECT_FALSE(guard.CheckRead(ws / "main.c").has_value());
+  EXPECT_FALSE(guard.CheckWrite(ws / "main.c").has_value());
+  EXPECT_TRUE(guard.CheckRead(ws / "sub/.env.d/x").has_value());
+  EXPECT_TRUE(guard.CheckWrite(ws / "sub/.git/config").has_value());
 }
 
 TEST_F(AccessTest, SandboxOffAllowsEverything) {

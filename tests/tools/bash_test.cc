@@ -162,10 +162,12 @@ TEST_F(BashTest, SandboxDenialsAreReported) {
   ToolResult r = Call(*bash_, {{"command", "touch /usr/sepp-tools-denied-test"}});
   EXPECT_TRUE(r.is_error) << r.text;
   EXPECT_FALSE(std::filesystem::exists("/usr/sepp-tools-denied-test"));
-  ASSERT_TRUE(r.details["denials"].is_array());
-  EXPECT_EQ(r.details["denied"], !r.details["denials"].empty());
-  for (const auto& d : r.details["denials"])
-    EXPECT_NE(r.text.find("[sandbox] " + d.get<std::string>()), std::string::npos);
+  // Typed by the launcher that saw the refusal: a write, naming the path.
+  ASSERT_EQ(r.denials.size(), 1u) << r.text;
+  EXPECT_EQ(r.denials[0].kind, sandbox::DenialKind::kWrite);
+  EXPECT_EQ(r.denials[0].target, "/usr/sepp-tools-denied-test");
+  EXPECT_EQ(r.details["denied"], true);
+  for (const auto& d : r.denials) EXPECT_NE(r.text.find("[sandbox] " + d.text), std::string::npos);
   // The workspace stays writable.
   EXPECT_EQ(Call(*bash_, {{"command", "echo ok > in.txt && cat in.txt"}}).text, "ok\nexit code 0");
 }

@@ -83,11 +83,35 @@ TEST(WorkerProtocol, RepliesAreCheckedFieldByField) {
                           Json{{"type", "result"}, {"id", 1}, {"text", 5}},
                           Json{{"type", "result"}, {"id", 1}, {"is_error", "yes"}},
                           Json{{"type", "result"}, {"id", 1}, {"truncated", 1}},
-                          Json{{"type", "result"}, {"id", 1}, {"details", "x"}}}) {
+                          Json{{"type", "result"}, {"id", 1}, {"details", "x"}},
+                          Json{{"type", "result"}, {"id", 1}, {"denials", "x"}},
+                          Json{{"type", "result"}, {"id", 1}, {"denials", {"words only"}}},
+                          Json{{"type", "result"}, {"id", 1}, {"denials", {{{"kind", "read"}}}}},
+                          Json{{"type", "result"}, {"id", 1},
+                               {"denials", {{{"kind", 1}, {"text", "t"}}}}},
+                          Json{{"type", "result"}, {"id", 1},
+                               {"denials", {{{"kind", "read"}, {"text", "t"}, {"target", 2}}}}}}) {
     auto r = ParseWorkerReply(bad);
     EXPECT_FALSE(r.ok()) << bad.dump();
     if (!r.ok()) EXPECT_NE(r.error().message.find("worker frame"), std::string::npos);
   }
+}
+
+// Denials cross the protocol typed, as the tool made them; an unknown kind
+// (a newer worker) reads as "other" with its words kept.
+TEST(WorkerProtocol, DenialsCrossTyped) {
+  auto r = ParseWorkerReply({{"type", "result"},
+                             {"id", 3},
+                             {"text", "refused"},
+                             {"denials", {{{"kind", "secret"}, {"target", "/h/.ssh/k"}, {"text", "no"}},
+                                          {{"kind", "from-the-future"}, {"text", "odd"}}}}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->denials.size(), 2u);
+  EXPECT_EQ(r->denials[0].kind, sandbox::DenialKind::kSecret);
+  EXPECT_EQ(r->denials[0].target, "/h/.ssh/k");
+  EXPECT_EQ(r->denials[0].text, "no");
+  EXPECT_EQ(r->denials[1].kind, sandbox::DenialKind::kOther);
+  EXPECT_EQ(r->denials[1].text, "odd");
 }
 
 TEST(WorkerProtocol, PolicyRoundTrips) {

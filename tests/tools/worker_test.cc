@@ -221,6 +221,12 @@ TEST_F(WorkerTest, DenyPathsByEverySpelling) {
     EXPECT_TRUE(w.is_error) << p << ": " << w.text;
   }
   EXPECT_EQ(refused, static_cast<int>(spellings.size()));
+  // The guard's refusal comes back from the worker typed, as it was made.
+  ToolResult typed = Use("read", {{"path", abs}});
+  ASSERT_EQ(typed.denials.size(), 1u) << typed.text;
+  SCOPED_TRACE(typed.denials[0].text);
+  EXPECT_EQ(typed.denials[0].kind, sandbox::DenialKind::kSecret);
+  EXPECT_EQ(typed.denials[0].target, abs);
   ToolResult walk = Use("grep", {{"pattern", "SECRET"}, {"path", home_.string()}});
   EXPECT_FALSE(Contains(walk.text, kSecret)) << walk.text;
   ToolResult found = Use("find", {{"pattern", "**/id_*"}, {"path", home_.string()}});
@@ -401,6 +407,9 @@ TEST_F(WorkerTest, PlantedGitControlIsRemovedAfterEachCommand) {
   EXPECT_TRUE(Contains(plant.text, "[sandbox]")) << plant.text;
   ASSERT_TRUE(plant.details.is_object());
   EXPECT_TRUE(plant.details.value("denied", false));
+  ASSERT_EQ(plant.denials.size(), 1u);
+  EXPECT_EQ(plant.denials[0].kind, sandbox::DenialKind::kProtected);
+  EXPECT_EQ(plant.denials[0].target, (ws_ / ".git" / "commondir").string());
   // Legitimate git work in the same session still succeeds.
   ToolResult work = Use("bash", {{"command", "git -c user.name=t -c user.email=t@e "
                                              "commit -q --allow-empty -m one && git log --oneline"}});

@@ -93,6 +93,9 @@ struct AcpSession {
 struct CallState {
   std::map<std::string, Json> args;           // from tool.started, for tool.finished
   std::map<std::string, std::string> output;  // streamed so far (bash)
+  // A sub-agent's call → the call that runs that sub-agent: a nested
+  // permission request is shown on the top-level call the client knows.
+  std::map<std::string, std::string> parent_of;
 };
 
 class Server {
@@ -132,7 +135,8 @@ class Server {
   void Pump(std::shared_ptr<AcpSession> s);
   // One event to the client (an update, a permission request, the answer).
   void Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e, CallState& calls);
-  void AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e);
+  void AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
+                     const CallState& calls);
   void Settle(AcpSession& s, const Json& outcome);
   void Compact(std::shared_ptr<AcpSession> s, Json id, std::string focus);
 
@@ -549,9 +553,21 @@ void Server::Settle(AcpSession& s, const Json& outcome) {
   Reply(id, Json{{"stopReason", "end_turn"}});
 }
 
-void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e) {
+void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
+                           const CallState& calls) {
   std::string request_id = e.data.value("request_id", "");
   if (request_id.empty()) return;
+  Json request = e.data;
+  if (!e.parent_call_id.empty()) {
+    // Up to the call in this session's own stream (at most one hop per depth).
+    std::string top = e.parent_call_id;
+    for (int hops = 0; hops < 16; ++hops) {
+      auto it = calls.parent_of.find(top);
+      if (it == calls.parent_of.end()) break;
+      top = it->second;
+    }
+    request["parent_call_id"] = top;
+  }
   switch (s->current_mode()) {
     case Mode::kAllow:
       (void)s->rt->AnswerPermission(request_id, {agent::PermissionChoice::kAllowOnce, "", "mode"});
@@ -565,7 +581,7 @@ void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Ev
     case Mode::kAsk: break;
   }
   std::weak_ptr<AcpSession> weak = s;
-  int64_t call = Call("session/request_permission", PermissionRequestParams(s->id, e.data, s->cwd),
+  int64_t call = Call("session/request_permission", PermissionRequestParams(s->id, request, s->cwd),
                       [weak, request_id](const Json& result, const Json& error) {
                         if (auto live = weak.lock())
                           // Too late (timed out, cancelled) is "not_found": nothing to do.
@@ -622,11 +638,14 @@ void Server::Pump(std::shared_ptr<AcpSession> s) {
 void Server::Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
                      CallState& calls) {
   using agent::EventType;
-  if (e.type == EventType::kPermissionRequested) return AskPermission(s, e);
+  if (e.type == EventType::kPermissionRequested) return AskPermission(s, e, calls);
   if (e.type == EventType::kAgentSettled)
     return Settle(*s, e.data.is_object() ? e.data.value("outcome", Json()) : Json());
   // A sub-agent's own stream stays inside its "agent" tool call.
-  if (!e.parent_call_id.empty()) return;
+  if (!e.parent_call_id.empty()) {
+    if (e.type == EventType::kToolStarted) calls.parent_of[e.call_id] = e.parent_call_id;
+    return;
+  }
   if (e.type == EventType::kToolOutput) {
     // Shown live, up to what a client needs to render; the finished call
     // carries the result the model saw.

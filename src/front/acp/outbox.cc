@@ -66,7 +66,10 @@ bool Outbox::broken() const {
   return broken_;
 }
 
+// Everything queued goes out in one write (up to kBatch bytes): a burst of
+// updates costs one system call, not one per message.
 void Outbox::Run() {
+  constexpr size_t kBatch = 256 * 1024;
   for (;;) {
     std::string line;
     {
@@ -75,6 +78,10 @@ void Outbox::Run() {
       if (stop_ || broken_) return;
       line = std::move(queue_.front());
       queue_.pop_front();
+      while (!queue_.empty() && line.size() < kBatch) {
+        line += queue_.front();
+        queue_.pop_front();
+      }
     }
     size_t done = 0;
     bool ok = true;

@@ -29,18 +29,25 @@ Json PermissionRequestParams(const std::string& session_id, const Json& request,
   Json args = request.value("args", Json());
   std::string text = "Let " + (tool.empty() ? std::string("the command") : tool) + " " +
                      Describe(request) + "?";
+  if (!request.value("parent_call_id", "").empty()) text = "A sub-agent asks: " + text;
   std::string why = request.value("justification", "");
   if (!why.empty()) text += "\n\nThe model says: " + why;
   std::string toml = request.value("policy_change", "");
   if (!toml.empty())
     text += "\n\n\"Always for this project\" saves this to the project's grants:\n" + toml;
-  Json tool_call = {{"toolCallId", request.value("call_id", "")},
+  // A sub-agent's request is shown on the parent's call, the one the client
+  // has (the sub-agent's own calls are not in its stream); _meta keeps both.
+  std::string parent = request.value("parent_call_id", "");
+  std::string own = request.value("call_id", "");
+  Json tool_call = {{"toolCallId", parent.empty() ? own : parent},
                     {"title", "Allow: " + Describe(request)},
                     {"kind", ToolKind(tool)},
                     {"status", "pending"},
                     {"locations", ToolLocations(tool, args, cwd)},
                     {"content", {{{"type", "content"}, {"content", {{"type", "text"}, {"text", text}}}}}}};
   if (!args.is_null()) tool_call["rawInput"] = args;
+  if (!parent.empty())
+    tool_call["_meta"] = {{"sepp", {{"call_id", own}, {"parent_call_id", parent}}}};
   return {{"sessionId", session_id},
           {"toolCall", std::move(tool_call)},
           {"options",

@@ -66,24 +66,29 @@ class Output {
   void WakeWaiters() { space_cv_.notify_all(); }
 
  private:
+  // Everything queued goes out in one write: a burst of events (a turn's
+  // end is six lines) costs one system call, not one per line.
   void Run() {
     for (;;) {
-      std::string line;
+      std::string lines;
       {
         std::unique_lock<std::mutex> l(mu_);
         cv_.wait(l, [&] { return !q_.empty() || stopping_; });
         if (q_.empty()) return;
-        line = std::move(q_.front());
-        q_.pop_front();
+        while (!q_.empty() && lines.size() < kMaxBatch) {
+          lines += q_.front();
+          q_.pop_front();
+        }
       }
-      bool ok = dead_ ? false : WriteAll(fd_, line).ok();
+      bool ok = dead_ ? false : WriteAll(fd_, lines).ok();
       std::lock_guard<std::mutex> l(mu_);
-      bytes_ -= line.size();
+      bytes_ -= lines.size();
       if (!ok) dead_ = true;  // the client went away: keep draining, write nothing
       space_cv_.notify_all();
     }
   }
 
+  static constexpr size_t kMaxBatch = 256 * 1024;
   int fd_;
   size_t max_;
   std::mutex mu_;
@@ -258,7 +263,11 @@ class RpcServer {
     Json req = {{"type", "extension_ui_request"},
                 {"id", d.value("request_id", "")},
                 {"method", "select"},
-                {"title", "Allow " + what + "? " + d.value("justification", "")},
+                {"title", std::string(d.value("parent_call_id", "").empty()
+                                          ? ""
+                                          : "A sub-agent (of call " +
+                                                d.value("parent_call_id", "") + ") asks: ") +
+                              "Allow " + what + "? " + d.value("justification", "")},
                 {"options", options},
                 {"timeout", static_cast<int64_t>(d.value("timeout_s", 300.0) * 1000)},
                 {"sepp", {{"permission", d}}}};
@@ -633,8 +642,10 @@ class RpcServer {
       else s_.SetAutoRetry(cmd["enabled"].get<bool>());
       return ok();
     }
-    if (type == "abort_retry")
-      return fail("sepp does not support \"" + type + "\" over RPC yet");
+    if (type == "abort_retry") {  // as pi: succeeds whether or not a retry was waiting
+      s_.AbortRetry();
+      return ok();
+    }
     fail("Unknown command: " + type);
   }
 
