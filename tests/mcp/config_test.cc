@@ -62,6 +62,19 @@ disabled_tools = ["y"]
   EXPECT_FALSE(s.ToolEnabled("y"));
   EXPECT_FALSE(s.ToolEnabled("z"));
 
+  auto http = ParseSeppServers(R"([[mcp.servers]]
+name = "remote"
+url = "https://example.com/mcp"
+headers = { X-Team = "a" }
+bearer_token_env_var = "EXAMPLE_TOKEN"
+)", "f.toml");
+  ASSERT_TRUE(http.ok()) << http.error().message;
+  EXPECT_EQ((*http)[0].headers.at("X-Team"), "a");
+  EXPECT_EQ((*http)[0].bearer_token_env_var, "EXAMPLE_TOKEN");
+  auto round = ParseSeppServers(ToToml((*http)[0]), "again.toml");
+  ASSERT_TRUE(round.ok()) << round.error().message;
+  EXPECT_EQ((*round)[0].Runs(), (*http)[0].Runs());
+
   struct Case {
     const char* text;
     const char* message;
@@ -82,6 +95,8 @@ disabled_tools = ["y"]
        "is not a domain"},
       {"[[mcp.servers]]\nname = \"a\"\ncommand = [\"x\"]\n[mcp.servers.capabilities]\nenv = [\"A-B\"]\n",
        "is not a variable name"},
+      {"[[mcp.servers]]\nname = \"a\"\nurl = \"https://x\"\nheaders = { A = \"x\\ny\" }\n",
+       "cannot hold a line break"},
       {"[[[", "f.toml:1"},
   };
   for (const auto& c : cases) {

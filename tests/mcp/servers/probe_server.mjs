@@ -52,6 +52,7 @@ async function call(name, a) {
 }
 
 const rl = readline.createInterface({ input: process.stdin });
+rl.on('close', () => process.exit(0));  // the spec's stdio shutdown: stdin closed
 rl.on('line', async (line) => {
   const m = JSON.parse(line);
   if (m.method === 'notifications/cancelled') { cancelled.push(m.params.requestId); return; }
