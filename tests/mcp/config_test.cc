@@ -229,6 +229,24 @@ TEST_F(ConfirmationTest, NotStartedUntilConfirmedAndAskedAgainWhenTheDeclaration
   EXPECT_EQ(ConfirmationOf(s.name, key), ConfirmState::kUnconfirmed);
 }
 
+TEST_F(ConfirmationTest, DescribedWithoutStarting) {
+  ServerConfig s;
+  s.name = "off";
+  s.command = {"/bin/true"};
+  s.enabled = false;
+  s.capabilities.net = {"example.com"};
+  ExtensionInfo info = DescribeServer(s);
+  EXPECT_FALSE(info.loaded);
+  EXPECT_EQ(info.kind, "mcp-server");
+  EXPECT_EQ(info.may, std::vector<std::string>{"net example.com"});
+  ASSERT_EQ(info.errors.size(), 1u);
+  EXPECT_EQ(info.errors[0], "disabled (enabled = false)");
+  s.enabled = true;
+  ASSERT_TRUE(Confirm(s.name, CapabilityKey(s.name, s.Runs(), s.capabilities)).ok());
+  EXPECT_TRUE(DescribeServer(s).errors.empty());
+  EXPECT_EQ(DescribeServer(s).trust, "confirmed");
+}
+
 TEST_F(ConfirmationTest, UntrustedProjectServersAreSkippedWithANote) {
   fs::path ws = root_ / "ws";
   std::ofstream(ws / ".mcp.json") << R"({"mcpServers": {"p": {"command": "x"}}})";

@@ -147,26 +147,28 @@ Result<std::shared_ptr<McpServer>> StartServer(const ServerConfig& config, const
   return server;
 }
 
+ExtensionInfo DescribeServer(const ServerConfig& s) {
+  ExtensionInfo info;
+  info.name = s.name;
+  info.tier = Tier::kMcpServer;
+  info.kind = "mcp-server";
+  info.source = s.source;
+  info.scope = s.project ? "project" : "user";
+  info.may = Describe(s.capabilities);
+  ConfirmState state = ConfirmationOf(s.name, CapabilityKey(s.name, s.Runs(), s.capabilities));
+  info.trust = state == ConfirmState::kConfirmed ? "confirmed"
+               : state == ConfirmState::kChanged ? "changed since confirmed"
+                                                 : "unconfirmed";
+  if (!s.enabled) info.errors.push_back("disabled (enabled = false)");
+  else if (state != ConfirmState::kConfirmed) info.errors.push_back(UnconfirmedReason(s.name, state));
+  return info;
+}
+
 std::unique_ptr<McpServers> McpServers::Start(const McpConfig& config, const StartOptions& opts) {
   auto out = std::make_unique<McpServers>();
   for (const auto& s : config.servers) {
-    ExtensionInfo info;
-    info.name = s.name;
-    info.tier = Tier::kMcpServer;
-    info.kind = "mcp-server";
-    info.source = s.source;
-    info.scope = s.project ? "project" : "user";
-    info.may = Describe(s.capabilities);
-    std::string key = CapabilityKey(s.name, s.Runs(), s.capabilities);
-    ConfirmState state = ConfirmationOf(s.name, key);
-    info.trust = state == ConfirmState::kConfirmed ? "confirmed"
-                 : state == ConfirmState::kChanged ? "changed since confirmed"
-                                                   : "unconfirmed";
-    if (!s.enabled) {
-      info.errors.push_back("disabled (enabled = false)");
-    } else if (state != ConfirmState::kConfirmed) {
-      info.errors.push_back(UnconfirmedReason(s.name, state));
-    } else {
+    ExtensionInfo info = DescribeServer(s);
+    if (info.errors.empty()) {
       auto started = StartServer(s, opts);
       if (started.ok()) {
         info.loaded = true;

@@ -62,6 +62,11 @@ sandbox::Policy ServerPolicy(const ServerConfig& config, const std::filesystem::
 std::filesystem::path ServerCwd(const ServerConfig& config, const sandbox::Policy& policy,
                                 const std::filesystem::path& workspace);
 
+// A server as `sepp ext list` shows it before (or without) starting it:
+// source, scope, what it may do, confirmation; errors say why it would not
+// start (disabled, unconfirmed). loaded is false.
+ExtensionInfo DescribeServer(const ServerConfig& config);
+
 // Starts one server (no confirmation check): spawn, initialize, list tools.
 Result<std::shared_ptr<McpServer>> StartServer(const ServerConfig& config, const StartOptions& opts);
 
