@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "base/paths.h"
+#include "ext/mcp/config.h"
+#include "ext/mcp/servers.h"
 #include "ext/resources.h"
 #include "ext/themes/theme_file.h"
 
@@ -13,6 +15,7 @@ namespace {
 constexpr CatalogContributor kContributors[] = {
     &ResourceExtensions,  // tier 1: skills, prompt templates
     &ThemeExtensions,     // tier 1: themes
+    &McpExtensions,       // tier 4: MCP servers
 };
 
 }  // namespace
@@ -37,6 +40,40 @@ std::vector<ExtensionInfo> ThemeExtensions(const std::filesystem::path&) {
     info.loaded = file.ok();
     if (!file.ok()) info.errors.push_back(file.error().message);
     infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+std::vector<ExtensionInfo> McpExtensions(const std::filesystem::path& cwd) {
+  std::vector<ExtensionInfo> infos;
+  auto config = mcp::LoadMcpConfig(cwd);
+  if (!config.ok()) {
+    ExtensionInfo broken;
+    broken.name = "mcp configuration";
+    broken.tier = Tier::kMcpServer;
+    broken.kind = "mcp-server";
+    broken.source = mcp::UserMcpFile();
+    broken.scope = "user";
+    broken.trust = "-";
+    broken.errors.push_back(config.error().message);
+    infos.push_back(std::move(broken));
+    return infos;
+  }
+  // Listed, not started: "loaded" here means a session in cwd starts it.
+  for (const auto& server : config->servers) {
+    ExtensionInfo info = mcp::DescribeServer(server);
+    info.loaded = info.errors.empty();
+    infos.push_back(std::move(info));
+  }
+  for (const auto& w : config->warnings) {
+    ExtensionInfo skipped;
+    skipped.name = "mcp configuration";
+    skipped.tier = Tier::kMcpServer;
+    skipped.kind = "mcp-server";
+    skipped.scope = "project";
+    skipped.trust = "-";
+    skipped.errors.push_back(w);
+    infos.push_back(std::move(skipped));
   }
   return infos;
 }
