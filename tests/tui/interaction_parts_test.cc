@@ -9,6 +9,8 @@
 #include <fstream>
 #include <random>
 
+#include "base/file.h"
+#include "base/secrets.h"
 #include "front/tui/clipboard.h"
 #include "front/tui/editor.h"
 #include "front/tui/file_index.h"
@@ -93,6 +95,19 @@ TEST(TuiHistory, PromptsSurviveReopeningAndAreBrowsedNewestFirst) {
   EXPECT_EQ(h.Search("i", 2), 1) << "then older ones";
   EXPECT_EQ(h.Search("nowhere", 3), -1);
   EXPECT_EQ(fs::status(file).permissions() & fs::perms::others_read, fs::perms::none);
+}
+
+TEST(TuiHistory, AProviderKeyInAPromptNeverReachesTheFile) {
+  TempDir dir;
+  RegisterSecret("sk-tui-history-secret-0123456789");
+  fs::path file = dir.path() / "h.jsonl";
+  PromptHistory h(file);
+  h.Add("use the key sk-tui-history-secret-0123456789 please");
+  auto text = ReadFile(file);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(text->find("sk-tui-history-secret"), std::string::npos) << *text;
+  EXPECT_NE(text->find("use the key"), std::string::npos) << *text;
+  EXPECT_EQ(h.entries().back().find("sk-tui-history-secret"), std::string::npos);
 }
 
 TEST(TuiHistory, AnUnwritableFileSaysSoAndTheHistoryStillWorks) {

@@ -200,5 +200,57 @@ TEST_F(TuiPty, OneOfThreeParallelCallsIsAbortedAloneAndTheTurnGoesOn) {
   WaitExit();
 }
 
+TEST_F(TuiPty, TreeGoesOnFromAnEarlierEntry) {
+  Start(Json::parse(R"([{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("first question\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer one") && !ScreenHas("working"); }));
+  Type("second question\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer two") && !ScreenHas("working"); }));
+  Type("/tree\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("session tree") && ScreenHas("(here)"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("user: first question"));
+  Type("answer one");  // the filter
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("1 of "); })) << ::testing::PrintToString(term_->Transcript());
+  Type("\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("the next prompt goes on from there"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("a different second\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer three"); }));
+  std::string body = DumpJson(fp_.requests().back().body);
+  EXPECT_NE(body.find("first question"), std::string::npos) << body;
+  EXPECT_NE(body.find("answer one"), std::string::npos);
+  EXPECT_EQ(body.find("second question"), std::string::npos) << "the new branch leaves it out";
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, CtrlOShowsTheWholeToolOutputFullScreenAndQLeavesTheScrollbackAlone) {
+  Start(Json::parse(R"([
+    {"tool_calls": [{"name": "bash", "arguments": {"command": "seq 1 200 | sed 's/^/row-/'"}}]},
+    {"text": "listed"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("list rows\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("listed") && !ScreenHas("working"); }));
+  EXPECT_FALSE(ScreenHas("row-100")) << "the chat shows the tail only";
+  auto before = term_->Transcript();
+  Type("\x0f");  // Ctrl+O
+  ASSERT_TRUE(WaitFor([&] { return term_->Row(0) == "row-1" && ScreenHas("q leaves"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("/row-100\r");
+  ASSERT_TRUE(WaitFor([&] { return term_->Row(0) == "row-100"; })) << ::testing::PrintToString(term_->Transcript());
+  Type("q");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("listed") && !ScreenHas("q leaves"); }));
+  EXPECT_EQ(term_->Transcript(), before) << "the main screen and scrollback are as they were";
+  EXPECT_NE(term_->written().find("\x1b[?1049h"), std::string::npos);
+  EXPECT_NE(term_->written().find("\x1b[?1049l"), std::string::npos);
+  EXPECT_EQ(term_->written().find("\x1b[2J"), std::string::npos);
+  EXPECT_EQ(term_->written().find("\x1b[3J"), std::string::npos);
+  Type("\x04");
+  WaitExit();
+}
+
 }  // namespace
 }  // namespace sepp::front::tui

@@ -11,6 +11,7 @@
 
 #include "base/json.h"
 #include "base/paths.h"
+#include "base/secrets.h"
 
 namespace sepp::front::tui {
 namespace {
@@ -40,8 +41,10 @@ PromptHistory::PromptHistory(std::filesystem::path file) : file_(std::move(file)
   if (entries_.size() > kMaxEntries) entries_.erase(entries_.begin(), entries_.end() - kMaxEntries);
 }
 
-std::string PromptHistory::Add(const std::string& text) {
+std::string PromptHistory::Add(const std::string& text_in) {
   browse_ = -1;
+  // A provider key pasted into a prompt never reaches the file.
+  std::string text = Redact(text_in);
   if (text.empty() || (!entries_.empty() && entries_.back() == text)) return "";
   entries_.push_back(text);
   if (entries_.size() > kMaxEntries) entries_.erase(entries_.begin());

@@ -21,7 +21,8 @@ class PromptHistory {
   // The file for a project (its cwd) under SeppHome().
   static std::filesystem::path FileFor(const std::filesystem::path& cwd);
 
-  // Appends (and saves) a prompt; an immediate repeat is kept once. Errors
+  // Appends (and saves) a prompt, with registered secrets (provider keys)
+  // redacted; an immediate repeat is kept once. Errors
   // writing the file are returned as a message ("" when saved).
   std::string Add(const std::string& text);
   const std::vector<std::string>& entries() const { return entries_; }
