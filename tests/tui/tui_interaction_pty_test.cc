@@ -142,7 +142,8 @@ TEST_F(TuiPty, CtrlGEditsThePromptInEditorWithTheTerminalHandedOver) {
   // Records the terminal's mode (cooked while it runs: "icanon"), appends
   // to the prompt file.
   {
-    std::ofstream(script) << "#!/bin/sh\nstty -a > '" << (root_ / "stty.txt").string()
+    std::ofstream(script) << "#!/bin/sh\nstty -a > '" << (root_ / "stty.txt").string() << "'\nenv > '"
+                          << (root_ / "env.txt").string()
                           << "'\nprintf ' and more from the editor\\n' >> \"$1\"\n";
   }
   fs::permissions(script, fs::perms::owner_all);
@@ -157,6 +158,13 @@ TEST_F(TuiPty, CtrlGEditsThePromptInEditorWithTheTerminalHandedOver) {
   auto stty = ReadFile(root_ / "stty.txt");
   ASSERT_TRUE(stty.ok());
   EXPECT_NE(stty->find(" icanon"), std::string::npos) << "the editor got a cooked terminal: " << *stty;
+  // An attack on the key: the editor is a child of sepp, and no child
+  // holds the provider's key.
+  auto env = ReadFile(root_ / "env.txt");
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->find("sk-test-tui"), std::string::npos) << *env;
+  EXPECT_EQ(env->find("ANTHROPIC_API_KEY"), std::string::npos) << *env;
+  EXPECT_NE(env->find("EDITOR="), std::string::npos) << "the rest of the environment is there";
   std::string w = term_->written();
   size_t leave = w.find(TerminalSession::kLeaveModes);
   ASSERT_NE(leave, std::string::npos);
@@ -248,6 +256,36 @@ TEST_F(TuiPty, CtrlOShowsTheWholeToolOutputFullScreenAndQLeavesTheScrollbackAlon
   EXPECT_NE(term_->written().find("\x1b[?1049l"), std::string::npos);
   EXPECT_EQ(term_->written().find("\x1b[2J"), std::string::npos);
   EXPECT_EQ(term_->written().find("\x1b[3J"), std::string::npos);
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, ResumePicksAnEarlierSessionOfTheFolder) {
+  Start(Json::parse(R"([{"text": "answer alpha"}])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("the alpha session\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer alpha") && !ScreenHas("working"); }));
+  Type("\x04");
+  WaitExit();
+
+  close(master_);
+  master_ = -1;
+  pty_closed_ = false;
+  term_ = std::make_unique<testing::VtermScreen>(30, 100);
+  Start(Json::parse(R"([{"text": "answer beta"}, {"text": "answer gamma"}])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("the beta session\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer beta") && !ScreenHas("working"); }));
+  Type("/resume\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("resume a session") && ScreenHas("the alpha session  "); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("alpha\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("resumed "); })) << ::testing::PrintToString(term_->Transcript());
+  Type("go on\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer gamma"); }));
+  std::string body = DumpJson(fp_.requests().back().body);
+  EXPECT_NE(body.find("the alpha session"), std::string::npos) << body;
+  EXPECT_EQ(body.find("the beta session"), std::string::npos) << body;
   Type("\x04");
   WaitExit();
 }

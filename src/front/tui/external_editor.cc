@@ -9,8 +9,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
+#include <vector>
 
 #include "base/file.h"
+#include "base/secrets.h"
+
+extern char** environ;
 
 namespace sepp::front::tui {
 
@@ -32,6 +37,19 @@ Result<std::string> EditInExternalEditor(const std::string& text) {
   } cleanup{path};
   if (!wrote) return Error::Make("cannot write the prompt to " + path + " for the editor", "io");
 
+  // The editor gets sepp's environment without the credentials (provider
+  // keys and the like): no child of sepp holds them. Built before fork().
+  std::vector<std::string> env_strings;
+  for (char** e = environ; e && *e; ++e) {
+    std::string_view kv(*e);
+    if (!IsSecretEnvName(kv.substr(0, kv.find('=')))) env_strings.emplace_back(kv);
+  }
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::string cmd = std::string(editor) + " \"$1\"";
+  const char* argv[] = {"sh", "-c", cmd.c_str(), "sh", path.c_str(), nullptr};
+
   pid_t pid = fork();
   if (pid < 0) return Error::Make(std::string("cannot start the editor: ") + std::strerror(errno), "io");
   if (pid == 0) {
@@ -40,8 +58,7 @@ Result<std::string> EditInExternalEditor(const std::string& text) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGWINCH, SIGPIPE, SIGQUIT, SIGTSTP}) signal(sig, SIG_DFL);
-    std::string cmd = std::string(editor) + " \"$1\"";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), "sh", path.c_str(), static_cast<char*>(nullptr));
+    execve("/bin/sh", const_cast<char* const*>(argv), envp.data());
     _exit(127);
   }
   int status = 0;

@@ -1,6 +1,7 @@
 // Editing the prompt in the user's own editor (Ctrl+G): the text goes to a
 // private temporary file, $VISUAL (else $EDITOR) runs on it through /bin/sh
-// with the terminal handed over, and the file's text comes back. The caller
+// with the terminal handed over and without sepp's credentials in its
+// environment, and the file's text comes back. The caller
 // suspends and resumes the terminal around it.
 #pragma once
 #include <string>
