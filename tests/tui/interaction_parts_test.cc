@@ -209,6 +209,14 @@ TEST(TuiFileIndex, GitignoreRulesHideWhatGitWould) {
   auto m = index.Matching("main", 5);
   ASSERT_FALSE(m.empty());
   EXPECT_EQ(m[0], "src/main.cc");
+  // Typing narrows among the last matches; a shorter or different query
+  // looks at everything again (nothing stale survives a Backspace).
+  EXPECT_EQ(index.Matching("REA", 10), std::vector<std::string>{"README.md"});
+  EXPECT_EQ(index.Matching("READx", 10), std::vector<std::string>{});
+  EXPECT_EQ(index.Matching("READ", 10), std::vector<std::string>{"README.md"}) << "Backspace: not the empty list";
+  EXPECT_EQ(index.Matching("gen", 10), std::vector<std::string>{"generated.h"});
+  EXPECT_EQ(index.Matching("", 2).size(), 2u) << "'@' alone lists the first paths";
+  EXPECT_FALSE(index.Matching("m", 10).empty()) << "after an empty query every path is looked at";
 }
 
 TEST(TuiClipboard, Osc52CarriesTheTextAndTmuxGetsItWrapped) {

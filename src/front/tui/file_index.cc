@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 
 #include "front/tui/slash_commands.h"
@@ -106,22 +107,61 @@ void FileIndex::Build() {
     }
     for (auto it = below.rbegin(); it != below.rend(); ++it) todo.push_back(std::move(*it));
   }
+  lower_.reserve(paths_.size());
+  for (const auto& p : paths_) {
+    std::string l = p;
+    for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    lower_.push_back(std::move(l));
+  }
 }
 
 std::vector<std::string> FileIndex::Matching(std::string_view query, size_t limit) {
-  std::vector<std::pair<int, const std::string*>> scored;
-  for (const auto& p : paths()) {
+  paths();
+  if (query.empty()) {  // '@' alone: the first paths, in listing order
+    last_query_.clear();
+    return {paths_.begin(), paths_.begin() + static_cast<long>(std::min(limit, paths_.size()))};
+  }
+  std::string q(query);
+  for (char& c : q) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  // Candidates: the previous matches when the query only grew, else all.
+  std::vector<size_t> candidates;
+  bool narrowing = !last_query_.empty() && q.size() >= last_query_.size() && q.compare(0, last_query_.size(), last_query_) == 0;
+  if (narrowing) {
+    candidates = std::move(last_matches_);
+  } else {
+    candidates.resize(paths_.size());
+    for (size_t i = 0; i < candidates.size(); ++i) candidates[i] = i;
+  }
+  // The cheap test first: the query's characters in order.
+  std::vector<size_t> matches;
+  for (size_t i : candidates) {
+    const std::string& p = lower_[i];
+    size_t at = 0;
+    for (char c : q) {
+      at = p.find(c, at);
+      if (at == std::string::npos) break;
+      ++at;
+    }
+    if (at != std::string::npos) matches.push_back(i);
+  }
+  last_query_ = q;
+  last_matches_ = matches;
+  std::vector<std::pair<int, size_t>> scored;
+  scored.reserve(matches.size());
+  for (size_t i : matches) {
+    const std::string& p = paths_[i];
     int s = FuzzyScore(query, p);
-    if (s < 0) continue;
     // The file name matching counts more than the folders above it.
     size_t slash = p.find_last_of('/', p.size() >= 2 ? p.size() - 2 : 0);
     std::string_view name = slash == std::string::npos ? std::string_view(p) : std::string_view(p).substr(slash + 1);
     if (!query.empty() && FuzzyScore(query, name) >= 0) s += 50;
-    scored.push_back({s, &p});
+    scored.push_back({s, i});
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  size_t n = std::min(limit, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<long>(n), scored.end(),
+                    [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(*scored[i].second);
+  for (size_t i = 0; i < n; ++i) out.push_back(paths_[scored[i].second]);
   return out;
 }
 

@@ -19,7 +19,8 @@ class FileIndex {
   explicit FileIndex(std::filesystem::path root) : root_(std::move(root)) {}
 
   // Paths relative to the root ("src/main.cc"; folders end in '/'), fuzzily
-  // matching query, best first, at most limit.
+  // matching query, best first, at most limit. Typing narrows: a query that
+  // extends the previous one only looks among the previous matches.
   std::vector<std::string> Matching(std::string_view query, size_t limit);
   const std::vector<std::string>& paths();  // builds on first use
 
@@ -28,6 +29,9 @@ class FileIndex {
   std::filesystem::path root_;
   bool built_ = false;
   std::vector<std::string> paths_;
+  std::vector<std::string> lower_;  // paths_ folded to lower case
+  std::string last_query_;
+  std::vector<size_t> last_matches_;  // indexes of paths matching last_query_
 };
 
 // Whether a .gitignore line matches a path relative to the .gitignore's

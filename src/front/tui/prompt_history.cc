@@ -39,6 +39,7 @@ PromptHistory::PromptHistory(std::filesystem::path file) : file_(std::move(file)
     entries_.push_back(j["text"].get<std::string>());
   }
   if (entries_.size() > kMaxEntries) entries_.erase(entries_.begin(), entries_.end() - kMaxEntries);
+  for (const auto& e : entries_) lower_.push_back(Lower(e));
 }
 
 std::string PromptHistory::Add(const std::string& text_in) {
@@ -47,7 +48,11 @@ std::string PromptHistory::Add(const std::string& text_in) {
   std::string text = Redact(text_in);
   if (text.empty() || (!entries_.empty() && entries_.back() == text)) return "";
   entries_.push_back(text);
-  if (entries_.size() > kMaxEntries) entries_.erase(entries_.begin());
+  lower_.push_back(Lower(text));
+  if (entries_.size() > kMaxEntries) {
+    entries_.erase(entries_.begin());
+    lower_.erase(lower_.begin());
+  }
   std::error_code ec;
   std::filesystem::create_directories(file_.parent_path(), ec);
   // One write() of one line with O_APPEND: two sepp processes in the same
@@ -87,7 +92,7 @@ std::optional<std::string> PromptHistory::Newer() {
 int PromptHistory::Search(const std::string& query, int before) const {
   std::string q = Lower(query);
   for (int i = std::min(before, static_cast<int>(entries_.size())) - 1; i >= 0; --i) {
-    if (Lower(entries_[i]).find(q) != std::string::npos) return i;
+    if (lower_[i].find(q) != std::string::npos) return i;
   }
   return -1;
 }

@@ -40,6 +40,7 @@ class PromptHistory {
  private:
   std::filesystem::path file_;
   std::vector<std::string> entries_;
+  std::vector<std::string> lower_;  // entries_ folded, for Search
   int browse_ = -1;  // index being shown, -1: not browsing
   std::string draft_;
 };
