@@ -424,12 +424,20 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   started.tool = call.name;
   started.args = call.arguments;
   started.summary = tool ? tools::SummarizeCall(*tool, call.arguments) : call.name;
+  // The call's own token, registered before tool.started is seen: AbortCall
+  // cancels this call alone; an abort of the turn still reaches it through
+  // the parent.
+  std::shared_ptr<CancelToken> call_cancel = cancel.Child();
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    running_calls_[call.id] = call_cancel;
+  }
   Emit(started);
 
   tools::ToolResult result;
   bool retry = !tool && call.name == kRetryWithAccessTool && config_.permission_gate;
   if (retry && !cut_by_length && !cancel.cancelled() && call.arguments_error.empty()) {
-    result = RetryWithAccess(call, turn, cancel);
+    result = RetryWithAccess(call, turn, *call_cancel);
   } else if (cut_by_length) {
     result = {"not run: the answer hit the output token limit, so these arguments may be "
               "cut off. Issue the call again (split large content into several calls).",
@@ -447,9 +455,14 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   } else if (!call.arguments.is_object()) {
     result = {"the arguments must be a JSON object", true};
   } else {
-    tools::ToolContext ctx = ToolContextFor(call, turn, cancel, config_.policy, worker_.get());
+    tools::ToolContext ctx = ToolContextFor(call, turn, *call_cancel, config_.policy, worker_.get());
     result = tools::RunTool(*tool, call.arguments, ctx);
-    if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
+    if (cancel.cancelled()) {
+      if (!result.is_error) result.text += "\n[aborted by the user]";
+    } else if (call_cancel->cancelled()) {
+      result.is_error = true;
+      result.text += "\n[the user aborted this call; the rest of the turn went on]";
+    }
     if (config_.permission_gate) {
       past_calls_.Remember(call.id, {call.name, call.arguments, result.denials});
       if (!result.denials.empty())
@@ -457,6 +470,10 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
                        std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +
                        "\", exactly what is needed, and why; the user decides]";
     }
+  }
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    running_calls_.erase(call.id);
   }
   // Secrets never enter the context, even if a tool printed one.
   result.text = Redact(result.text);
@@ -483,6 +500,18 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   if (result.details.is_object()) finished.data = {{"details", result.details}};
   Emit(finished);
   return llm::Message::ToolResult(call.id, call.name, std::move(result.text), result.is_error);
+}
+
+bool Agent::AbortCall(const std::string& call_id) {
+  std::shared_ptr<CancelToken> token;
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    auto it = running_calls_.find(call_id);
+    if (it == running_calls_.end()) return false;
+    token = it->second;
+  }
+  token->Cancel();
+  return true;
 }
 
 void Agent::Emit(const Event& e) {

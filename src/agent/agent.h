@@ -17,6 +17,8 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -120,6 +122,12 @@ class Agent {
 
   Outcome Prompt(const std::string& text, CancelToken& cancel);
 
+  // Aborts one running tool call (its process is killed through the call's
+  // own token, a child of the prompt's) while the turn and the other
+  // parallel calls go on; the model reads that the user aborted it. False
+  // when no call with that id is running. Thread-safe.
+  bool AbortCall(const std::string& call_id);
+
   // A command the user runs (pi's RPC "bash", the TUI's !cmd): the bash tool
   // with the model's confinement (the session sandbox's worker and policy),
   // its output redacted (also the pieces on_output gets). Does not touch the context; thread-safe, may run
@@ -169,6 +177,8 @@ class Agent {
   std::atomic<bool> auto_compaction_;
   std::atomic<bool> auto_retry_{true};
   llm::RetryStopper retry_stopper_;
+  std::mutex calls_mu_;
+  std::map<std::string, std::shared_ptr<CancelToken>> running_calls_;  // AbortCall
 };
 
 }  // namespace sepp::agent

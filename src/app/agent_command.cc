@@ -228,6 +228,7 @@ int RunTui(const Options& o) {
   runtime::SessionOptions so;
   std::shared_ptr<llm::ProviderSource> source;
   if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
+  so.permissions.ask_front_end = true;  // the permission modal answers
   // The UI takes SIGWINCH, SIGTERM, SIGHUP and SIGINT through a signalfd;
   // they are blocked before the runtime starts threads, so none of those
   // threads takes one instead.

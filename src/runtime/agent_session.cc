@@ -613,6 +613,12 @@ QueueState AgentSession::Abort() {
   return q;
 }
 
+Status AgentSession::AbortCall(const std::string& call_id) {
+  if (impl_->agent->AbortCall(call_id)) return Ok();
+  return Error::Make("no running tool call has the id \"" + call_id + "\" (it may have finished)",
+                     "not_found");
+}
+
 bool AgentSession::WaitIdle(double timeout_s) {
   std::unique_lock<std::mutex> lock(impl_->mu);
   auto idle = [&] { return !impl_->busy; };

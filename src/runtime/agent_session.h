@@ -174,6 +174,10 @@ class AgentSession {
   // Ends the running prompt cleanly (the session stays valid) and hands back
   // the queued messages (which are removed from the queue). Does not wait.
   QueueState Abort();
+  // Aborts one running tool call of the prompt (its process is killed; the
+  // model reads that the user aborted it), leaving the turn and the other
+  // calls running. Error kind "not_found" when no call has that id.
+  Status AbortCall(const std::string& call_id);
   // Blocks until the agent is idle (no prompt running, nothing queued), or
   // timeout_s passes (< 0: no limit). True when idle.
   bool WaitIdle(double timeout_s = -1);

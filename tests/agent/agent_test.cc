@@ -53,7 +53,7 @@ class AgentTest : public ::testing::Test {
     auto sleep = std::make_unique<SleepTool>();
     sleep_ = sleep.get();
     registry_.Add(std::move(sleep));
-    registry_.Add(std::make_unique<EchoTool>());
+    registry_.Add(std::make_unique<EchoTool>(&cancel_));
     config_.model = "test-model";
     config_.cwd = "/tmp";
   }
@@ -188,6 +188,35 @@ TEST_F(AgentTest, AbortDuringToolsAnswersEveryCallAndStops) {
   EXPECT_EQ(recorded_[3].tool_call_id, "c2");
   EXPECT_TRUE(recorded_[3].is_error);
   EXPECT_NE(recorded_[3].Text().find("aborted"), std::string::npos);
+}
+
+// A call whose own token is cancelled (AbortCall) ends alone: the other
+// call's result stands and the turn goes on to the next model call.
+TEST(AgentAbortCall, CancellingOneCallsTokenLeavesTheTurnRunning) {
+  ScriptedProvider provider;
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<EchoTool>());  // "cancel": this call's own token
+  provider.queue.push_back(Assistant(
+      {Call("c1", "echo", {{"text", "cancel"}}), Call("c2", "echo", {{"text", "later"}})},
+      StopReason::kToolUse));
+  provider.queue.push_back(Assistant({ContentBlock::Text("went on")}));
+  AgentConfig config;
+  config.model = "test-model";
+  config.cwd = "/tmp";
+  config.max_parallel_tools = 1;
+  Agent agent(config, provider, registry, nullptr, nullptr);
+  CancelToken cancel;
+  Outcome o = agent.Prompt("go", cancel);
+  EXPECT_EQ(o.status, Outcome::Status::kDone);
+  EXPECT_EQ(o.final_text, "went on");
+  ASSERT_EQ(provider.requests.size(), 2u);
+  const auto& msgs = provider.requests[1].messages;
+  ASSERT_EQ(msgs.size(), 4u);
+  EXPECT_TRUE(msgs[2].is_error);
+  EXPECT_NE(msgs[2].Text().find("the user aborted this call"), std::string::npos) << msgs[2].Text();
+  EXPECT_FALSE(msgs[3].is_error);
+  EXPECT_EQ(msgs[3].Text(), "later");
+  EXPECT_FALSE(agent.AbortCall("c1")) << "a finished call is no longer running";
 }
 
 TEST_F(AgentTest, AbortDuringTheStreamIsRecorded) {

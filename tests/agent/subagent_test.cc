@@ -31,9 +31,10 @@ class SubagentTest : public ::testing::Test {
   SubagentTest() {
     runtime_ = std::make_shared<SubagentRuntime>();
     runtime_->make_provider = [this] { return std::make_unique<ForwardingProvider>(*provider_); };
-    runtime_->make_tools = [] {
+    // A child's "echo cancel" is the user's abort of the parent's run.
+    runtime_->make_tools = [this] {
       auto r = std::make_unique<tools::ToolRegistry>();
-      r->Add(std::make_unique<EchoTool>());
+      r->Add(std::make_unique<EchoTool>(&cancel_));
       return r;
     };
     runtime_->open_child_session = [this](const std::string& task, const std::string& name) {
@@ -53,7 +54,7 @@ class SubagentTest : public ::testing::Test {
   }
 
   Outcome RunParent(const std::string& prompt) {
-    registry_.Add(std::make_unique<EchoTool>());
+    registry_.Add(std::make_unique<EchoTool>(&cancel_));
     registry_.Add(std::make_unique<SubagentTool>(runtime_, 0));
     Agent parent(runtime_->parent, *provider_, registry_, nullptr, nullptr);
     return parent.Prompt(prompt, cancel_);

@@ -90,19 +90,27 @@ class ForwardingProvider : public llm::Provider {
   llm::Provider& to_;
 };
 
-// "echo": returns args.text; the text "cancel" cancels the run; fail=true
-// makes it an error result.
+// "echo": returns args.text; the text "cancel" cancels the run (the token
+// given, as the user's Esc would), or, without one, this call's own token
+// (as AbortCall does); fail=true makes it an error result.
 class EchoTool : public tools::Tool {
  public:
+  explicit EchoTool(CancelToken* run = nullptr) : run_(run) {}
   std::string name() const override { return "echo"; }
   std::string description() const override { return "echoes text\nsecond line"; }
   Json parameters() const override { return {{"type", "object"}}; }
   std::string Summary(const Json&) const override { return "echo"; }
   tools::ToolResult Run(const Json& args, tools::ToolContext& ctx) override {
     std::string t = args.value("text", "");
-    if (t == "cancel" && ctx.cancel) ctx.cancel->Cancel();
+    if (t == "cancel") {
+      if (run_) run_->Cancel();
+      else if (ctx.cancel) ctx.cancel->Cancel();
+    }
     return {t, args.value("fail", false)};
   }
+
+ private:
+  CancelToken* run_;
 };
 
 }  // namespace sepp::agent::testing

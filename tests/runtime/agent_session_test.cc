@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "runtime/agent_session.h"
@@ -411,6 +412,46 @@ TEST_F(AgentSessionTest, ThinkingLevelsRoundTrip) {
   }
   ThinkingLevel x;
   EXPECT_FALSE(ParseThinkingLevel("extreme", &x));
+}
+
+}  // namespace
+}  // namespace sepp::runtime
+
+namespace sepp::runtime {
+namespace {
+
+// Per-call control: one of two parallel calls is aborted; the other runs to
+// its end and the turn goes on to the next model call.
+TEST(AgentSessionAbortCall, AbortsOneCallAndTheTurnGoesOn) {
+  testing::TempHome home;
+  HeldProvider provider;
+  provider.replies = {testing::Reply({llm::ContentBlock::ToolCall("slow", "bash", {{"command", "sleep 30"}}),
+                                      llm::ContentBlock::ToolCall("quick", "bash",
+                                                                  {{"command", "sleep 0.2; echo quick-out"}})}),
+                      TextReply("went on")};
+  auto s = AgentSession::Open(OptionsFor(provider, home.work()));
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto sub = (*s)->Subscribe();
+  EXPECT_EQ((*s)->AbortCall("slow").error().kind, "not_found") << "nothing runs yet";
+  ASSERT_TRUE((*s)->Prompt("two calls").ok());
+  agent::Event e(EventType::kError);
+  while (sub->Pop(&e, 30) == Subscription::Next::kEvent)
+    if (e.type == EventType::kToolStarted && e.call_id == "slow") break;
+  ASSERT_EQ(e.call_id, "slow");
+  ASSERT_TRUE((*s)->AbortCall("slow").ok());
+  auto events = Collect(*sub, EventType::kAgentSettled);
+  std::map<std::string, agent::Event> finished;
+  for (const auto& ev : events)
+    if (ev.type == EventType::kToolFinished) finished.emplace(ev.call_id, ev);
+  ASSERT_EQ(finished.size(), 2u);
+  EXPECT_TRUE(finished.at("slow").is_error);
+  EXPECT_NE(finished.at("slow").result.find("the user aborted this call"), std::string::npos);
+  EXPECT_FALSE(finished.at("quick").is_error) << finished.at("quick").result;
+  EXPECT_NE(finished.at("quick").result.find("quick-out"), std::string::npos);
+  EXPECT_EQ(events.back().data["outcome"]["status"], "done");
+  EXPECT_EQ(provider.calls(), 2u) << "the turn went on to the next model call";
+  EXPECT_EQ((*s)->LastAssistantText(), "went on");
+  EXPECT_EQ((*s)->AbortCall("slow").error().kind, "not_found") << "finished calls are forgotten";
 }
 
 }  // namespace

@@ -88,7 +88,7 @@ TEST(TuiEditor, APasteIsTextEvenWithEnterAndControlsInside) {
 
 TEST(TuiEditor, TheHardwareCursorSitsAtTheCaret) {
   Editor ed;
-  Type(&ed, "first\n\u4e2d\tx");
+  ed.SetText("first\n\u4e2d\tx");  // a tab as pasted (the Tab key completes)
   Type(&ed, "\x1b[D");  // before x
   Caret caret;
   auto lines = ed.Render(1, &caret);

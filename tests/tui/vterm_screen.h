@@ -21,6 +21,7 @@ class VtermScreen {
     callbacks_.sb_pushline = &VtermScreen::PushLine;
     callbacks_.sb_popline = nullptr;  // growing never pulls history back
     vterm_screen_set_callbacks(screen_, &callbacks_, this);
+    vterm_screen_enable_altscreen(screen_, 1);  // the full-screen viewer
     vterm_screen_reset(screen_, 1);
   }
   ~VtermScreen() { vterm_free(vt_); }

@@ -229,7 +229,7 @@ Line ChatView::Footer() const {
   return footer;
 }
 
-void ChatView::Refresh(const Editor& editor) {
+void ChatView::Refresh(const Editor& editor, std::vector<Line> panel) {
   std::vector<Line> live;
   if (!thinking_.empty()) {
     size_t earlier = 0;
@@ -245,6 +245,7 @@ void ChatView::Refresh(const Editor& editor) {
     size_t earlier = 0;
     for (auto& l : ToolTail(tool.output_tail, kToolTailLines, &earlier)) live.push_back(std::move(l));
   }
+  for (auto& l : panel) live.push_back(std::move(l));
   Caret caret;
   for (auto& l : editor.Render(live.size(), &caret)) live.push_back(std::move(l));
   live.push_back(Footer());

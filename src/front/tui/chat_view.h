@@ -48,8 +48,9 @@ class ChatView {
   void ShowHistory(const std::vector<llm::Message>& messages, size_t max_messages);
   // A line of the UI's own (a hint, "aborted") into the scrollback.
   void Notice(const std::string& text);
-  // Hands the live region (with the editor) to the renderer.
-  void Refresh(const Editor& editor);
+  // Hands the live region (with the editor) to the renderer; panel (a
+  // modal, a picker, a completion list) goes just above the editor.
+  void Refresh(const Editor& editor, std::vector<Line> panel = {});
 
   bool busy() const { return busy_; }
 

@@ -15,12 +15,15 @@ bool IsWordByte(char c) {
 }  // namespace
 
 void Editor::SetText(std::string text) {
+  if (text == text_) return;
+  Checkpoint(false);
   text_.clear();
   cursor_ = 0;
   Insert(text);
 }
 
 std::string Editor::Take() {
+  if (!text_.empty()) Checkpoint(false);
   std::string t = std::move(text_);
   text_.clear();
   cursor_ = 0;
@@ -40,6 +43,43 @@ void Editor::Insert(std::string_view text) {
   }
   text_.insert(cursor_, clean);
   cursor_ += clean.size();
+}
+
+void Editor::Replace(size_t from, size_t to, std::string_view text) {
+  from = std::min(from, text_.size());
+  to = std::clamp(to, from, text_.size());
+  Checkpoint(false);
+  text_.replace(from, to - from, text);
+  cursor_ = from + text.size();
+}
+
+void Editor::Checkpoint(bool typing) {
+  if (!(typing && typing_run_)) {
+    undo_.push_back({text_, cursor_});
+    if (undo_.size() > kMaxUndo) undo_.erase(undo_.begin());
+  }
+  typing_run_ = typing;
+  redo_.clear();
+}
+
+bool Editor::Undo() {
+  if (undo_.empty()) return false;
+  redo_.push_back({std::move(text_), cursor_});
+  text_ = std::move(undo_.back().text);
+  cursor_ = undo_.back().cursor;
+  undo_.pop_back();
+  typing_run_ = false;
+  return true;
+}
+
+bool Editor::Redo() {
+  if (redo_.empty()) return false;
+  undo_.push_back({std::move(text_), cursor_});
+  text_ = std::move(redo_.back().text);
+  cursor_ = redo_.back().cursor;
+  redo_.pop_back();
+  typing_run_ = false;
+  return true;
 }
 
 size_t Editor::LineStart(size_t pos) const {
@@ -127,6 +167,41 @@ void Editor::Kill(size_t from, size_t to) {
 }
 
 Editor::Action Editor::Handle(const InputEvent& e) {
+  const bool ctrl = e.mods & kCtrl;
+  const bool alt = e.mods & kAlt;
+  if (e.type == InputEvent::Type::kKey && e.key == Key::kChar) {
+    // Undo: Ctrl+_ (what Ctrl+- and Ctrl+/ send on most terminals) or
+    // Ctrl+Z; redo: Alt+_ or Ctrl+Shift+Z (kitty reports the shift).
+    char32_t c = e.codepoint;
+    if ((ctrl && !alt && (c == '_' || c == '-' || c == '/' || (c == 'z' && !(e.mods & kShift)))) ) {
+      Undo();
+      return Action::kNone;
+    }
+    if ((alt && c == '_') || (ctrl && (e.mods & kShift) && (c == 'z' || c == 'Z'))) {
+      Redo();
+      return Action::kNone;
+    }
+  }
+  std::string before_text = text_;
+  size_t before_cursor = cursor_;
+  // A typed character extends a typing run: one undo step per run.
+  bool typing = e.type == InputEvent::Type::kKey && e.key == Key::kChar && !ctrl && !alt &&
+                e.codepoint != ' ';
+  Action a = Apply(e);
+  if (text_ != before_text) {
+    if (!(typing && typing_run_)) {
+      undo_.push_back({std::move(before_text), before_cursor});
+      if (undo_.size() > kMaxUndo) undo_.erase(undo_.begin());
+    }
+    typing_run_ = typing;
+    redo_.clear();
+  } else if (cursor_ != before_cursor) {
+    typing_run_ = false;  // moving the caret ends a typing run
+  }
+  return a;
+}
+
+Editor::Action Editor::Apply(const InputEvent& e) {
   if (e.type == InputEvent::Type::kPaste) {
     goal_column_ = -1;
     Insert(e.text);
@@ -145,7 +220,7 @@ Editor::Action Editor::Handle(const InputEvent& e) {
       }
       return alt ? Action::kAltEnter : Action::kSubmit;
     case Key::kEscape: return Action::kEscape;
-    case Key::kTab: Insert("\t"); return Action::kNone;
+    case Key::kTab: return Action::kComplete;
     case Key::kBackspace:
       if (alt || ctrl) {
         Kill(PrevWord(cursor_), cursor_);
@@ -158,8 +233,14 @@ Editor::Action Editor::Handle(const InputEvent& e) {
     case Key::kDelete: text_.erase(cursor_, NextGrapheme(cursor_) - cursor_); return Action::kNone;
     case Key::kLeft: cursor_ = (alt || ctrl) ? PrevWord(cursor_) : PrevGrapheme(cursor_); return Action::kNone;
     case Key::kRight: cursor_ = (alt || ctrl) ? NextWord(cursor_) : NextGrapheme(cursor_); return Action::kNone;
-    case Key::kUp: MoveVertical(-1); return Action::kNone;
-    case Key::kDown: MoveVertical(1); return Action::kNone;
+    case Key::kUp:
+      if (LineStart(cursor_) == 0) return Action::kHistoryPrev;
+      MoveVertical(-1);
+      return Action::kNone;
+    case Key::kDown:
+      if (LineEnd(cursor_) == text_.size()) return Action::kHistoryNext;
+      MoveVertical(1);
+      return Action::kNone;
     case Key::kHome: cursor_ = LineStart(cursor_); return Action::kNone;
     case Key::kEnd: cursor_ = LineEnd(cursor_); return Action::kNone;
     case Key::kChar: break;
@@ -171,8 +252,18 @@ Editor::Action Editor::Handle(const InputEvent& e) {
       case 'e': cursor_ = LineEnd(cursor_); break;
       case 'b': cursor_ = PrevGrapheme(cursor_); break;
       case 'f': cursor_ = NextGrapheme(cursor_); break;
-      case 'p': MoveVertical(-1); break;
-      case 'n': MoveVertical(1); break;
+      case 'p':
+        if (LineStart(cursor_) == 0) return Action::kHistoryPrev;
+        MoveVertical(-1);
+        break;
+      case 'n':
+        if (LineEnd(cursor_) == text_.size()) return Action::kHistoryNext;
+        MoveVertical(1);
+        break;
+      case 'r': return Action::kSearch;
+      case 'g': return Action::kExternal;
+      case 'o': return Action::kViewer;
+      case 'x': return Action::kCalls;
       case 'j': Insert("\n"); break;
       case 'h': Kill(PrevGrapheme(cursor_), cursor_); break;
       case 'd':

@@ -82,6 +82,20 @@ TerminalSession::~TerminalSession() { Restore(); }
 
 void TerminalSession::Restore() { RestoreNow(); }
 
+Status TerminalSession::Resume() {
+  if (g_active.load()) return Ok();
+  struct termios raw = g_saved.original;
+  cfmakeraw(&raw);
+  raw.c_cc[VMIN] = 1;
+  raw.c_cc[VTIME] = 0;
+  if (tcsetattr(in_fd_, TCSAFLUSH, &raw) != 0) {
+    return Error::Make(std::string("cannot put the terminal back in raw mode: ") + std::strerror(errno), "io");
+  }
+  g_active = true;
+  (void)!write(out_fd_, kEnterModes, sizeof(kEnterModes) - 1);
+  return Ok();
+}
+
 TerminalSize TerminalSession::Size() const {
   struct winsize ws {};
   TerminalSize size;

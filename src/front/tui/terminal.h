@@ -29,6 +29,10 @@ class TerminalSession {
   TerminalSize Size() const;
   // Restores the terminal now (idempotent; the destructor calls it).
   void Restore();
+  // Hands the terminal to another program ($EDITOR) and takes it back:
+  // Suspend is Restore; Resume puts raw mode and the modes back.
+  void Suspend() { Restore(); }
+  Status Resume();
 
   // The bytes that switch the modes on and off (tests check them).
   static const char kEnterModes[];

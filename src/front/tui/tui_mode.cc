@@ -20,6 +20,8 @@
 #include "base/json.h"
 #include "base/paths.h"
 #include "front/tui/chat_view.h"
+#include "front/tui/interaction.h"
+#include "front/tui/prompt_history.h"
 #include "front/tui/terminal.h"
 #include "front/tui/terminal_replies.h"
 #include "front/tui/theme_watcher.h"
@@ -35,6 +37,7 @@ constexpr std::chrono::milliseconds kEscWait{25};
 constexpr std::chrono::milliseconds kFrameInterval{16};
 // How many of a resumed session's last messages are written at start.
 constexpr size_t kHistoryMessages = 40;
+using Clock = std::chrono::steady_clock;
 
 bool WriteAll(int fd, const std::string& bytes) {
   size_t off = 0;
@@ -130,7 +133,6 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   runtime::SessionState state = session.GetState();
   view.SetFooter({state.cwd.string(), state.model,
                   llm::LookupModel(state.provider, state.model).context_window});
-  Editor editor;
   KeyDecoder decoder;
   EventPump pump(session.Subscribe());
   // Synchronized output only once the terminal said it has it.
@@ -144,79 +146,61 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   if (!theme_error.empty()) view.Notice("sepp: " + theme_error);
   // No theme in the settings: the terminal's background picks light or dark.
   bool theme_from_background = !settings.ok() || settings->theme.empty();
+  Interaction ui(session, view, renderer, **term, options.out_fd,
+                 PromptHistory(PromptHistory::FileFor(state.cwd)));
+  // Prompt templates and skills: the runtime expands "/name args", so the
+  // table only sends them; built-ins keep their names.
+  for (const auto& c : session.Commands())
+    ui.commands().Add({c.name, c.argument_hint, c.description.empty() ? c.source : c.description,
+                       [&ui, name = c.name](const std::string& args) {
+                         ui.Send("/" + name + (args.empty() ? "" : " " + args));
+                       }});
 
   // A resumed session (-c, -r): its tail, not its whole history.
   view.ShowHistory(session.Messages(), kHistoryMessages);
-  view.Notice("sepp: Enter sends, Shift+Enter or Ctrl+J starts a new line, Esc aborts, Ctrl+D quits");
-  bool quit = false;
-  bool ctrl_c_armed = false;
+  view.Notice("sepp: Enter sends, Shift+Enter or Ctrl+J starts a new line, Esc aborts, /help lists commands, Ctrl+D quits");
 
-  auto submit = [&](bool follow_up) {
-    std::string text = editor.Take();
-    if (text.find_first_not_of(" \t\n") == std::string::npos) return;
-    Status st = Ok();
-    if (follow_up) {
-      st = session.FollowUp(text);
-    } else if (!view.busy()) {
-      st = session.Prompt(text);
-      if (!st.ok() && st.error().kind == "busy") st = session.Steer(text);
-    } else {
-      st = session.Steer(text);
+  Clock::time_point esc_deadline{};
+  // Decodes what the terminal sent; true when it read anything.
+  auto read_input = [&]() -> int {
+    char buf[65536];
+    ssize_t n = read(options.in_fd, buf, sizeof buf);
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) return -1;  // the terminal went away
+    if (n < 0) return 0;
+    bool was_pending = decoder.pending();
+    // The terminal's answers to the start-up queries are not keys.
+    std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
+    renderer.set_synchronized_output(replies.synchronized_output());
+    if (theme_from_background && replies.background_known()) {
+      theme_from_background = false;  // once: the user's own choice is never overridden
+      if (replies.light_background()) view.SetTheme(Theme::Light());
     }
-    if (!st.ok()) {
-      view.Notice("sepp: " + st.error().message);
-      editor.SetText(text);
-    }
+    for (const auto& e : decoder.Feed(keys)) ui.Handle(e);
+    if (decoder.pending() && !was_pending) esc_deadline = Clock::now() + kEscWait;
+    return 1;
   };
-  auto handle = [&](const InputEvent& e) {
-    Editor::Action action = editor.Handle(e);
-    if (action != Editor::Action::kInterrupt) ctrl_c_armed = false;
-    switch (action) {
-      case Editor::Action::kSubmit: submit(false); break;
-      case Editor::Action::kAltEnter:
-        if (view.busy()) submit(true);
-        else editor.Insert("\n");
-        break;
-      case Editor::Action::kEscape:
-        if (view.busy()) {
-          runtime::QueueState queued = session.Abort();
-          std::string back;
-          for (const auto* list : {&queued.steering, &queued.follow_up}) {
-            for (const auto& m : *list) back += (back.empty() ? "" : "\n") + m;
-          }
-          if (!back.empty()) editor.SetText(back + (editor.empty() ? "" : "\n" + editor.text()));
-          view.Notice("aborted");
-        }
-        break;
-      case Editor::Action::kInterrupt:
-        if (!editor.empty()) {
-          editor.Take();
-        } else if (ctrl_c_armed) {
-          quit = true;
-        } else {
-          ctrl_c_armed = true;
-          view.Notice("Ctrl+C again to quit");
-        }
-        break;
-      case Editor::Action::kEof: quit = true; break;
-      case Editor::Action::kNone: break;
+  // Before the permission modal opens: the keys already typed go to the
+  // editor, not to the modal.
+  ui.SetDrainInput([&] {
+    struct pollfd p = {options.in_fd, POLLIN, 0};
+    while (poll(&p, 1, 0) == 1 && (p.revents & POLLIN) && read_input() > 0) {
     }
-  };
+    if (decoder.pending())
+      for (const auto& e : decoder.Flush()) ui.Handle(e);
+  });
 
   // Frames: a key or a resize draws at once (typing never waits); the
   // runtime's events draw at most once per kFrameInterval, so a fast stream
   // costs a frame per interval, not one per delta. Nothing pending: poll()
   // sleeps without a timeout (no wake-ups when idle).
-  using Clock = std::chrono::steady_clock;
   Clock::time_point last_frame{};
-  Clock::time_point esc_deadline{};
   bool dirty = true;
   bool urgent = true;
-  while (!quit) {
+  bool quit_signal = false;
+  while (!ui.quit() && !quit_signal) {
     Clock::time_point now = Clock::now();
     if (dirty && (urgent || now - last_frame >= kFrameInterval)) {
-      view.Refresh(editor);
-      if (!WriteAll(options.out_fd, renderer.Frame())) break;
+      if (!WriteAll(options.out_fd, ui.Frame())) break;
       last_frame = now;
       dirty = urgent = false;
     }
@@ -236,41 +220,28 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
       break;
     }
     if (decoder.pending() && Clock::now() >= esc_deadline) {
-      for (const auto& e : decoder.Flush()) handle(e);  // a lone Esc
+      for (const auto& e : decoder.Flush()) ui.Handle(e);  // a lone Esc
       dirty = urgent = true;
     }
     if (ready == 0) continue;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-      char buf[65536];
-      ssize_t n = read(options.in_fd, buf, sizeof buf);
-      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) break;  // the terminal went away
-      if (n > 0) {
-        bool was_pending = decoder.pending();
-        std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
-        renderer.set_synchronized_output(replies.synchronized_output());
-        if (theme_from_background && replies.background_known()) {
-          theme_from_background = false;  // once: the user's own choice is never overridden
-          if (replies.light_background()) view.SetTheme(Theme::Light());
-        }
-        for (const auto& e : decoder.Feed(keys)) handle(e);
-        if (decoder.pending() && !was_pending) esc_deadline = Clock::now() + kEscWait;
-        dirty = urgent = true;
-      }
+      if (read_input() < 0) break;
+      dirty = urgent = true;
     }
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       while (read(sig_fd, &si, sizeof si) == sizeof si) {
         if (si.ssi_signo == SIGWINCH) {
           TerminalSize size_now = (*term)->Size();
-          renderer.Resize(size_now.cols, size_now.rows);
+          ui.Resize(size_now.cols, size_now.rows);
           dirty = urgent = true;
         } else {
-          quit = true;  // SIGTERM, SIGHUP, SIGINT
+          quit_signal = true;  // SIGTERM, SIGHUP, SIGINT
         }
       }
     }
     if (fds[2].revents & POLLIN) {
-      for (const auto& e : pump.Take()) view.OnEvent(e);
+      for (const auto& e : pump.Take()) ui.OnEvent(e);
       dirty = true;
     }
     if ((fds[3].revents & POLLIN) && themes.Changed()) {
@@ -281,8 +252,7 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     }
   }
   session.Abort();
-  view.Refresh(editor);
-  WriteAll(options.out_fd, renderer.Finish());
+  WriteAll(options.out_fd, ui.Finish());
   (*term)->Restore();
   WriteRenderStats(renderer.stats());
   if (sig_fd >= 0) close(sig_fd);

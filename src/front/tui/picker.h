@@ -1,0 +1,46 @@
+// Picker: a list to choose one item from, in the live region (/resume's
+// sessions, /tree's entries, /model's models): typing filters (fuzzy),
+// Up/Down and PageUp/PageDown move, Enter chooses, Esc closes. Items keep
+// their order; the filter hides, it does not sort (a tree stays a tree).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "front/tui/key_decoder.h"
+#include "front/tui/text.h"
+
+namespace sepp::front::tui {
+
+class Picker {
+ public:
+  struct Item {
+    std::string key;     // handed to on_choose
+    std::string label;   // shown and filtered on
+    std::string detail;  // shown dim after the label
+  };
+  static constexpr size_t kRows = 10;
+
+  // selected: the key to start on (e.g. the current leaf), "" for the first.
+  void Open(std::string title, std::vector<Item> items, std::function<void(const std::string&)> on_choose,
+            const std::string& selected = "");
+  void Close() { open_ = false; }
+  bool open() const { return open_; }
+
+  // A key while open; false when the picker did not use it.
+  bool Handle(const InputEvent& e);
+  std::vector<Line> Render() const;
+
+ private:
+  void Refilter();
+
+  bool open_ = false;
+  std::string title_;
+  std::vector<Item> items_;
+  std::vector<size_t> shown_;  // indexes into items_ that match the filter
+  size_t selected_ = 0;        // index into shown_
+  std::string filter_;
+  std::function<void(const std::string&)> on_choose_;
+};
+
+}  // namespace sepp::front::tui
