@@ -21,5 +21,7 @@ int RunToolWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
 // sepp --acp: an Agent Client Protocol agent on stdin/stdout.
 int RunAcpCommand(int argc, char** argv);      // acp_command.cc
+// sepp serve: the agent over HTTP + SSE (docs/serve.md).
+int RunServeCommand(int argc, char** argv);    // serve_command.cc
 
 }  // namespace sepp::app
