@@ -107,9 +107,17 @@ test("sandbox-agent 0.4.2's SDK drives sepp serve: session, permission, events, 
     assert.deepEqual(indexes, [...indexes].sort((a, b) => a - b));
     assert.ok(page.items.some((e) => e.payload.method === "session/request_permission"));
 
-    // setMode: checked by the SDK against the modes session/new announced.
+    // setMode: checked by the SDK against the modes session/new announced,
+    // then sent as session/set_mode. In "deny" the agent refuses a widening
+    // without asking: the same script now asks nobody and writes nothing.
     await session.setMode("deny");
-    await seen((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "deny", "the mode update");
+    assert.equal((await session.getModes()).currentModeId, "deny");
+    const denied = path.join(outside, "denied.txt");
+    await fake.setScript(permissionScript(denied, "w2"));
+    const refused = await session.prompt([{ type: "text", text: "write it again" }]);
+    assert.equal(refused.stopReason, "end_turn");
+    assert.equal(asked.length, 1, "no permission request in deny mode");
+    assert.equal(fs.existsSync(denied), false, "the denied write did not happen");
 
     // The server lists the SDK's connection while it lives.
     const listed = await (await fetch(`${s.url}/v1/acp`, { headers: { Authorization: `Bearer ${s.token}` } })).json();
