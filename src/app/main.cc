@@ -25,6 +25,7 @@ constexpr SubCommand kSubCommands[] = {
     {"trust", sepp::app::RunTrustCommand},
     {"replay", sepp::app::RunReplayCommand},
     {"serve", sepp::app::RunServeCommand},
+    {"api", sepp::app::RunApiCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };

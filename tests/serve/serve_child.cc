@@ -26,10 +26,12 @@ std::string ToLowerAscii(std::string s) {
 std::string Bin() { return std::string(SEPP_BINARY_DIR) + "/sepp"; }
 
 pid_t Spawn(const std::string& cwd, const std::map<std::string, std::string>& env,
-            const std::vector<std::string>& args, int out_fd, int err_fd) {
+            const std::vector<std::string>& args, int out_fd, int err_fd,
+            const char* command = "serve") {
   std::vector<std::string> env_s = {"PATH=/usr/bin:/bin"};
   for (auto& [k, v] : env) env_s.push_back(k + "=" + v);
-  std::vector<std::string> argv_s = {Bin(), "serve"};
+  std::vector<std::string> argv_s = {Bin()};
+  if (command) argv_s.push_back(command);
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv, envp;
   for (auto& a : argv_s) argv.push_back(a.data());
@@ -151,6 +153,29 @@ int RunServeToEnd(const std::vector<std::string>& args, std::string* err) {
   ss << f.rdbuf();
   *err = ss.str();
   unlink(tmpl);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string Slurp(const char* path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int RunSepp(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+            std::string* out, std::string* err) {
+  char otmpl[] = "/tmp/sepp-api-out-XXXXXX", etmpl[] = "/tmp/sepp-api-err-XXXXXX";
+  int ofd = mkstemp(otmpl), efd = mkstemp(etmpl);
+  pid_t pid = Spawn("", env, args, ofd, efd, nullptr);
+  close(ofd);
+  close(efd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  *out = Slurp(otmpl);
+  *err = Slurp(etmpl);
+  unlink(otmpl);
+  unlink(etmpl);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 

@@ -41,6 +41,10 @@ class ServeChild {
 
 // Runs `sepp serve args` to its end; the exit status and its stderr.
 int RunServeToEnd(const std::vector<std::string>& args, std::string* err);
+// Runs `sepp <args>` (e.g. "api", ...) with env to its end; exit status,
+// stdout and stderr.
+int RunSepp(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+            std::string* out, std::string* err);
 
 net::HttpResponse Fetch(const std::string& method, const std::string& url,
                         const net::Headers& headers = {}, const std::string& body = "",

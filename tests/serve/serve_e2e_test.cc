@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "../net/test_sockets.h"
@@ -466,6 +467,56 @@ TEST_F(ServeE2e, HundredSubscribersEachGetEveryEventOnceInOrderAndAStalledOneSlo
     EXPECT_EQ(got[i].events.size(), got[0].events.size()) << i;
   }
   close(stalled);
+}
+
+TEST_F(ServeE2e, TheApiCommandMirrorsTheEndpoints) {
+  Start();
+  fake_.SetScript({{"responses", {{{"text", "via the cli"}}}}});
+  std::map<std::string, std::string> env = {{"SEPP_SERVE_URL", server_->url("")},
+                                            {"SEPP_SERVE_TOKEN", kToken}};
+  std::string out, err;
+  auto api = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "api");
+    return RunSepp(args, env, &out, &err);
+  };
+  ASSERT_EQ(api({"health"}), 0) << err;
+  EXPECT_EQ(out, "{\"status\":\"ok\"}\n");
+  ASSERT_EQ(api({"agents", "list"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["agents"][0]["id"], "sepp");
+  ASSERT_EQ(api({"agents", "get", "sepp"}), 0) << err;
+  EXPECT_EQ(api({"agents", "get", "claude"}), 1);
+  EXPECT_NE(err.find("urn:sepp:error:unsupported_agent"), std::string::npos) << err;
+  ASSERT_EQ(api({"acp", "post", "--server-id", "cli", "--agent", "sepp", "--json",
+                 R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}})"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["result"]["protocolVersion"], 1);
+  fs::path msg = root_ / "new.json";
+  {
+    std::ofstream f(msg);
+    f << Request(1, "session/new", {{"cwd", cwd()}, {"mcpServers", Json::array()}}).dump(2);
+  }
+  ASSERT_EQ(api({"acp", "post", "--server-id", "cli", "--json-file", msg.string()}), 0) << err;
+  std::string sid = (*ParseJson(out))["result"]["sessionId"];
+  ASSERT_EQ(api({"acp", "post", "--server-id", "cli", "--json", Prompt(2, sid, "hi").dump()}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["result"]["stopReason"], "end_turn");
+  ASSERT_EQ(api({"acp", "list"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["servers"][0]["serverId"], "cli");
+  ASSERT_EQ(api({"acp", "close", "--server-id", "cli"}), 0) << err;
+  // A closed stream replays to its end, then ends: one JSON line per event.
+  ASSERT_EQ(api({"acp", "stream", "--server-id", "cli", "--last-event-id", "0"}), 0) << err;
+  auto lines = SplitLines(out);
+  ASSERT_GE(lines.size(), 3u);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto j = ParseJson(lines[i]);
+    ASSERT_TRUE(j.ok()) << lines[i];
+    EXPECT_EQ((*j)["id"], std::to_string(i + 1));
+    EXPECT_EQ((*j)["message"]["jsonrpc"], "2.0");
+  }
+  // A wrong token: the problem on stderr, exit 1, no token echoed.
+  env["SEPP_SERVE_TOKEN"] = "wrong-token-123456";
+  EXPECT_EQ(api({"acp", "list"}), 1);
+  EXPECT_NE(err.find("token_invalid"), std::string::npos) << err;
+  EXPECT_EQ(err.find("wrong-token-123456"), std::string::npos);
+  EXPECT_EQ(api({"acp", "post", "--server-id", "cli"}), 2) << "no message given";
 }
 
 }  // namespace
