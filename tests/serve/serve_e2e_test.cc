@@ -298,6 +298,12 @@ TEST_F(ServeE2e, SessionsStayInsideTheWorkspaces) {
     EXPECT_EQ(s["error"]["code"], -32602);
     EXPECT_NE(s["error"]["message"].get<std::string>().find("outside the workspaces"), std::string::npos);
   }
+  // Listing sessions is bound to the workspaces too.
+  for (Json params : {Json::object(), Json{{"cwd", (root_ / "outside").string()}}}) {
+    Json l = Post("w1", Request(5, "session/list", params));
+    EXPECT_EQ(l["error"]["code"], -32602) << params.dump() << " " << l.dump();
+  }
+  EXPECT_TRUE(Post("w1", Request(6, "session/list", {{"cwd", cwd()}})).contains("result"));
   fs::create_directories(root_ / "project" / "sub");
   Json inside = Post("w1", Request(2, "session/new", {{"cwd", (root_ / "project" / "sub").string()}, {"mcpServers", Json::array()}}));
   EXPECT_TRUE(inside["result"].contains("sessionId")) << inside.dump();

@@ -300,10 +300,15 @@ std::shared_ptr<Channel> AcpHub::Find(const std::string& id) {
 std::optional<std::string> AcpHub::OutsideWorkspaces(const std::string& method,
                                                      const Json& params) {
   if (method != "session/new" && method != "session/load" && method != "session/resume" &&
-      method != "session/fork")
+      method != "session/fork" && method != "session/list")
     return std::nullopt;
-  if (!params.is_object() || !params.contains("cwd") || !params["cwd"].is_string())
+  if (!params.is_object() || !params.contains("cwd") || !params["cwd"].is_string()) {
+    // Without a cwd, session/list would list the sessions of every folder
+    // on this machine.
+    if (method == "session/list")
+      return std::string("give session/list a \"cwd\" inside the server's workspaces");
     return std::nullopt;  // the agent itself says what is missing
+  }
   fs::path cwd(params["cwd"].get<std::string>());
   std::error_code ec;
   fs::path c = fs::weakly_canonical(cwd, ec);
@@ -364,7 +369,7 @@ PostAnswer AcpHub::Post(const std::string& server_id, const std::optional<std::s
         deleted_.erase(server_id);
       }
       if (Status s = ch->StartAgent(*agent); !s.ok())
-        return fail(502, "stream_error", "could not start the agent: " + s.error().message);
+        return fail(502, problem::kStreamError, "could not start the agent: " + s.error().message);
     }
   }
   // One line, whatever the body's layout (a pretty-printed body has newlines).

@@ -24,8 +24,8 @@ inline constexpr const char* kMethodNotAllowed = "method_not_allowed";
 inline constexpr const char* kNotAcceptable = "not_acceptable";
 inline constexpr const char* kUnsupportedMediaType = "unsupported_media_type";
 inline constexpr const char* kUnsupportedAgent = "unsupported_agent";
-inline constexpr const char* kConflict = "conflict";
 inline constexpr const char* kTimeout = "timeout";
+inline constexpr const char* kStreamError = "stream_error";  // the agent could not start
 inline constexpr const char* kReplayUnavailable = "replay_unavailable";
 inline constexpr const char* kInternal = "internal";
 }  // namespace problem
