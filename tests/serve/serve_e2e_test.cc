@@ -525,5 +525,47 @@ TEST_F(ServeE2e, TheApiCommandMirrorsTheEndpoints) {
   EXPECT_EQ(api({"acp", "post", "--server-id", "cli"}), 2) << "no message given";
 }
 
+TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
+  Start();
+  auto doc_resp = Get("/v1/openapi.json");  // no token: it only describes
+  ASSERT_EQ(doc_resp.head.status, 200);
+  auto doc = ParseJson(doc_resp.body);
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_EQ((*doc)["openapi"], "3.1.0");
+  ASSERT_EQ((*doc)["paths"].size(), 8u);
+  // POST first: it opens the ACP connection the GET then streams.
+  const std::vector<std::string> methods = {"post", "get", "put", "delete"};
+  for (const auto& [templ, item] : (*doc)["paths"].items()) {
+    std::string path = ReplaceAll(ReplaceAll(templ, "{agent}", "sepp"), "{server_id}", "oa1");
+    for (const auto& method : methods) {
+      std::string upper = method;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      net::Headers h = Auth();
+      std::string body, url = server_->url(path);
+      if (path == "/v1/acp/oa1" && method == "post") {
+        h.emplace_back("Content-Type", "application/json");
+        body = Request(0, "initialize", {{"protocolVersion", 1}}).dump();
+        url += "?agent=sepp";
+      }
+      int status;
+      std::string answer;
+      if (path == "/v1/acp/oa1" && method == "get") {
+        auto r = ReadSse(url, h, [](const SseRead&) { return true; });
+        status = r.status;
+        answer = r.body;
+      } else {
+        auto r = Fetch(upper, url, h, body);
+        status = r.head.status;
+        answer = r.body;
+      }
+      if (item.contains(method)) {
+        EXPECT_TRUE(status >= 200 && status < 300) << upper << " " << templ << " is documented: " << status << " " << answer;
+      } else {
+        EXPECT_EQ(status, 405) << upper << " " << templ << " is not documented: " << answer;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sepp::servetest

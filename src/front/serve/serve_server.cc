@@ -4,6 +4,7 @@
 #include "base/strings.h"
 #include "base/terminal_text.h"
 #include "front/acp/session_config.h"
+#include "front/serve/openapi.h"
 #include "front/serve/problem.h"
 #include "front/serve/query.h"
 
@@ -110,7 +111,7 @@ void ServeServer::Handle(const net::HttpServerRequest& req, net::ResponseWriter&
   }
   const std::string path = req.Path();
   // Probes and the landing document need no token; they reveal nothing.
-  bool open = path == "/" || path == "/v1/health";
+  bool open = path == "/" || path == "/v1/health" || path == "/v1/openapi.json";
   if (!open && !guard_.token.empty()) {
     const std::string authorization = req.Header("Authorization");  // given points into it
     auto given = BearerToken(authorization);
@@ -143,6 +144,12 @@ void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& 
   if (seg[1] == "health" && seg.size() == 2) {
     if (m != "GET") return MethodNotAllowed(w, cors, "GET");
     return SendJson(w, cors, 200, {{"status", "ok"}});
+  }
+  if (seg[1] == "openapi.json" && seg.size() == 2) {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    net::Headers h = kJson;
+    h.insert(h.end(), cors.begin(), cors.end());
+    return (void)w.Send(200, h, OpenApiJson());
   }
   if (seg[1] == "agents") {
     auto config = QueryBool(*query, "config", false);
