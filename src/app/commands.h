@@ -23,5 +23,9 @@ int RunToolWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc
 // sepp --acp: an Agent Client Protocol agent on stdin/stdout.
 int RunAcpCommand(int argc, char** argv);      // acp_command.cc
+// sepp serve: the agent over HTTP + SSE (docs/serve.md).
+int RunServeCommand(int argc, char** argv);    // serve_command.cc
+// sepp api: a command line for a running sepp serve.
+int RunApiCommand(int argc, char** argv);      // api_command.cc
 
 }  // namespace sepp::app

@@ -26,6 +26,8 @@ constexpr SubCommand kSubCommands[] = {
     {"replay", sepp::app::RunReplayCommand},
     {"ext", sepp::app::RunExtCommand},
     {"mcp", sepp::app::RunMcpCommand},
+    {"serve", sepp::app::RunServeCommand},
+    {"api", sepp::app::RunApiCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };

@@ -1,0 +1,169 @@
+// sepp serve side by side with sandbox-agent 0.4.2 (the npm binary that
+// tests/acp/node installs), one run, both bound to 127.0.0.1:
+//   cold start   spawn -> first 200 {"status":"ok"} on /v1/health (median of RUNS)
+//   idle RSS     VmRSS of the server 1 s after it became healthy
+//   throughput   wrk -t2 -c50 -d${SECS}s on /v1/health (req/s)
+//   ACP round trip  session/prompt POST -> 200 answer, sequential, p50/p90
+//                (sepp: its in-process agent, a text turn from the fake
+//                provider; sandbox-agent: its built-in mock agent)
+// Prints a table and the ratios. Needs wrk (apt-get install wrk).
+// Usage: node bench/serve/serve_bench.mjs   (RUNS=N SECS=N BUILD=dir)
+import { spawn, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const build = process.env.BUILD ?? path.join(root, "build");
+const runs = Number(process.env.RUNS ?? 10);
+const secs = Number(process.env.SECS ?? 5);
+const prompts = Number(process.env.PROMPTS ?? 300);
+const seppBin = path.join(build, "sepp");
+const fakeBin = path.join(build, "fake-provider");
+const saBin = path.join(root, "tests/acp/node/node_modules/@sandbox-agent/cli-linux-x64/bin/sandbox-agent");
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "sepp-serve-bench-"));
+process.on("exit", () => fs.rmSync(work, { recursive: true, force: true }));
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+function request(port, method, p, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path: p, agent, headers }, (res) => {
+      let data = "";
+      res.on("data", (d) => { data += d; });
+      res.on("end", () => resolve({ status: res.statusCode, body: data }));
+    });
+    req.on("error", reject);
+    if (body) req.end(body); else req.end();
+  });
+}
+// One health probe on a fresh connection; true when it answered ok.
+function probe(port) {
+  return new Promise((resolve) => {
+    const req = http.request({ host: "127.0.0.1", port, path: "/v1/health", agent: false }, (res) => {
+      let d = "";
+      res.on("data", (c) => { d += c; });
+      res.on("end", () => resolve(res.statusCode === 200 && d === '{"status":"ok"}'));
+    });
+    req.on("error", () => resolve(false));
+    req.end();
+  });
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const rssMb = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]) / 1024;
+
+const fake = spawn(fakeBin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+const fakeUrl = await new Promise((resolve) => fake.stdout.once("data", (d) => resolve(String(d).replace(/^listening on /, "").trim())));
+await fetch(`${fakeUrl}/__script`, { method: "POST", body: JSON.stringify({ responses: Array(prompts + 10).fill({ text: "ok" }) }) });
+
+const servers = {
+  sepp: (port) => {
+    const home = path.join(work, "sepp-home");
+    fs.mkdirSync(home, { recursive: true });
+    return spawn(seppBin, ["serve", "--no-token", "--port", String(port)], {
+      cwd: work, stdio: "ignore",
+      env: { PATH: process.env.PATH, HOME: home, SEPP_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: "bench-key" },
+    });
+  },
+  "sandbox-agent": (port) => {
+    const home = path.join(work, "sa-home");
+    fs.mkdirSync(home, { recursive: true });
+    return spawn(saBin, ["server", "--no-token", "--no-telemetry", "--host", "127.0.0.1", "--port", String(port)], {
+      stdio: "ignore",
+      env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, ".local/share"), SANDBOX_AGENT_LOG_HTTP: "0" },
+    });
+  },
+};
+if (!fs.existsSync(saBin)) { console.error("sandbox-agent is not installed: run scripts/setup"); delete servers["sandbox-agent"]; }
+else execFileSync(saBin, ["install-agent", "mock"], { env: { PATH: process.env.PATH, HOME: path.join(work, "sa-home"), XDG_DATA_HOME: path.join(work, "sa-home/.local/share") }, stdio: "ignore" });
+
+async function startHealthy(name) {
+  const port = await freePort();
+  const t0 = process.hrtime.bigint();
+  const proc = servers[name](port);
+  while (!(await probe(port))) { /* poll as fast as the loop goes */ }
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  return { proc, port, ms };
+}
+async function stop(proc) {
+  proc.kill("SIGTERM");
+  await new Promise((r) => proc.once("exit", r));
+}
+
+const results = {};
+for (const name of Object.keys(servers)) {
+  const r = (results[name] = {});
+  const starts = [];
+  for (let i = 0; i < runs; ++i) {
+    const s = await startHealthy(name);
+    starts.push(s.ms);
+    await stop(s.proc);
+  }
+  r.coldMs = median(starts);
+  r.coldMinMs = Math.min(...starts);
+  const s = await startHealthy(name);
+  await new Promise((res) => setTimeout(res, 1000));
+  r.idleRssMb = rssMb(s.proc.pid);
+  try {
+    const out = execFileSync("wrk", ["-t2", "-c50", `-d${secs}s`, `http://127.0.0.1:${s.port}/v1/health`], { encoding: "utf8" });
+    r.healthRps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)[1]);
+  } catch {
+    r.healthRps = NaN;  // wrk missing
+  }
+  // ACP: initialize, session/new, then sequential prompts.
+  const id = "bench";
+  const agentId = name === "sepp" ? "sepp" : "mock";
+  const post = (msg, q = "") => request(s.port, "POST", `/v1/acp/${id}${q}`, JSON.stringify(msg), { "Content-Type": "application/json" });
+  await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } }, `?agent=${agentId}`);
+  const created = JSON.parse((await post({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } })).body);
+  const sid = created.result?.sessionId ?? "mock";
+  const times = [];
+  for (let i = 0; i < prompts; ++i) {
+    const t0 = process.hrtime.bigint();
+    const a = await post({ jsonrpc: "2.0", id: 10 + i, method: "session/prompt", params: { sessionId: sid, prompt: [{ type: "text", text: "hi" }] } });
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (a.status !== 200) throw new Error(`${name}: prompt ${a.status} ${a.body}`);
+  }
+  r.promptP50 = median(times);
+  r.promptP90 = pct(times, 0.9);
+  r.rssAfterMb = rssMb(s.proc.pid);
+  // sandbox-agent 0.4.2's DELETE hangs until its agent exits: give up at
+  // 2 s as its SDK does (a fresh connection, so the hang does not matter).
+  const del = await Promise.race([
+    fetch(`http://127.0.0.1:${s.port}/v1/acp/${id}`, { method: "DELETE", signal: AbortSignal.timeout(2000) })
+      .then((x) => x.status, () => "hung (gave up at 2 s)"),
+  ]);
+  r.deleteStatus = del;
+  await stop(s.proc);
+}
+fake.kill("SIGTERM");
+
+const names = Object.keys(results);
+const row = (label, key, digits) => `| ${label} | ${names.map((n) => results[n][key].toFixed(digits)).join(" | ")} |`;
+console.log(`| measure | ${names.join(" | ")} |`);
+console.log(`|---|${names.map(() => "---").join("|")}|`);
+console.log(row("cold start to first healthy /v1/health, ms (median)", "coldMs", 1));
+console.log(row("cold start, ms (fastest)", "coldMinMs", 1));
+console.log(row("idle RSS, MB", "idleRssMb", 1));
+console.log(row(`/v1/health req/s (wrk -t2 -c50 -d${secs}s)`, "healthRps", 0));
+console.log(row("ACP session/prompt round trip p50, ms", "promptP50", 3));
+console.log(row("ACP session/prompt round trip p90, ms", "promptP90", 3));
+console.log(row(`RSS after ${prompts} prompts, MB`, "rssAfterMb", 1));
+console.log(`| DELETE /v1/acp/{id} after the run | ${names.map((n) => results[n].deleteStatus).join(" | ")} |`);
+console.log(`\nload average during the run: ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} CPUs`);
+if (results["sandbox-agent"]) {
+  const a = results.sepp, b = results["sandbox-agent"];
+  console.log(`\nratios (sandbox-agent / sepp): cold start ${(b.coldMs / a.coldMs).toFixed(1)}x, ` +
+    `idle RSS ${(b.idleRssMb / a.idleRssMb).toFixed(2)}x, health req/s sepp/sa ${(a.healthRps / b.healthRps).toFixed(2)}x, ` +
+    `prompt p50 ${(b.promptP50 / a.promptP50).toFixed(2)}x`);
+}
+process.exit(0);

@@ -1,0 +1,176 @@
+// `sepp serve`: sepp's agent over HTTP + SSE (docs/serve.md). Only wiring:
+// the server is front/serve, each ACP connection an in-process front/acp
+// agent, the event log session::EventLog beside the session store.
+#include <signal.h>
+#include <sys/random.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include <CLI/CLI.hpp>
+
+#include "app/commands.h"
+#include "base/secrets.h"
+#include "base/terminal_text.h"
+#include "front/serve/guard.h"
+#include "front/serve/serve_server.h"
+#include "llm/models.h"
+#include "llm/provider.h"
+#include "runtime/settings.h"
+#include "sandbox/defaults.h"
+#include "session/event_log.h"
+#include "session/store.h"
+
+namespace sepp::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+// 24 random bytes as hex, as sandbox-agent's SDK makes its tokens.
+std::string NewToken() {
+  unsigned char bytes[24];
+  size_t got = 0;
+  while (got < sizeof bytes) {
+    ssize_t n = getrandom(bytes + got, sizeof bytes - got, 0);
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : bytes) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunServeCommand(int argc, char** argv) {
+  std::string host = "127.0.0.1", token, provider, model, sandbox = "on";
+  int port = 2468, max_turns = 100;
+  bool no_token = false;
+  std::vector<std::string> workspaces, cors;
+  double request_timeout = 120, heartbeat = 15;
+  CLI::App cli{"sepp serve: sepp's agent over HTTP + SSE, compatible with sandbox-agent 0.4 clients "
+               "(docs/serve.md)",
+               "sepp serve"};
+  cli.add_option("-H,--host", host, "address to listen on (default 127.0.0.1)");
+  cli.add_option("-p,--port", port, "port (default 2468; 0 picks a free one)")
+      ->check(CLI::Range(0, 65535));
+  auto* tok = cli.add_option("-t,--token", token,
+                             "the bearer token clients must send (default: a new one, printed once)");
+  cli.add_flag("-n,--no-token", no_token, "no token (loopback addresses only)")->excludes(tok);
+  cli.add_option("--workspace", workspaces,
+                 "folder sessions may work in (repeatable; default: the current folder)")
+      ->check(CLI::ExistingDirectory);
+  cli.add_option("-O,--cors-allow-origin", cors,
+                 "a web origin allowed to call the API from a browser (repeatable)");
+  cli.add_option("--request-timeout", request_timeout,
+                 "seconds an ACP request may wait for the agent before 504 (default 120)")
+      ->check(CLI::Range(0.05, 86400.0));
+  cli.add_option("--heartbeat", heartbeat, "seconds between SSE heartbeats (default 15)")
+      ->check(CLI::Range(0.05, 3600.0));
+  cli.add_option("--provider", provider, "anthropic | openai | openai-responses | local")
+      ->check(CLI::IsMember({"anthropic", "openai", "openai-responses", "local"}));
+  cli.add_option("-m,--model", model, "model id (default: the provider's default)");
+  cli.add_option("--max-turns", max_turns, "stop a prompt after this many model calls")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--sandbox", sandbox, "on | off (off runs tools unconfined)")
+      ->check(CLI::IsMember({"on", "off"}));
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = cli.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (no_token && !front::serve::IsLoopback(host)) {
+    std::fprintf(stderr,
+                 "sepp serve: --no-token is only allowed on a loopback address (127.0.0.1, ::1): "
+                 "on %s anyone who can reach the port would run commands as you\n",
+                 VisibleControls(host).c_str());
+    return 2;
+  }
+  // A client that goes away mid-write must not kill the server; SIGINT and
+  // SIGTERM are taken by sigwait below (blocked before any thread starts,
+  // so every thread inherits the mask).
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  RegisterSecretsFromEnvironment();
+
+  auto config = llm::ConfigFromEnvironment(provider);
+  if (!config.ok()) {
+    std::fprintf(stderr, "sepp serve: %s\n", config.error().message.c_str());
+    return config.error().kind == "usage" ? 2 : 1;
+  }
+  auto log = session::EventLog::Open(session::DefaultSessionsRoot());
+  if (!log.ok()) {
+    std::fprintf(stderr, "sepp serve: %s\n", log.error().message.c_str());
+    return 1;
+  }
+
+  front::serve::ServeOptions o;
+  o.host = host;
+  o.port = port;
+  bool generated = !no_token && token.empty();
+  if (generated) token = NewToken();
+  o.token = no_token ? "" : token;
+  // Should the token ever reach a log line, a tool's output or a session
+  // file, it is masked there like a provider key.
+  if (!o.token.empty()) RegisterSecret(o.token);
+  o.cors_origins = cors;
+  o.version = SEPP_VERSION;
+  o.credentials_available = !config->api_key.empty() || config->name == "local";
+  if (workspaces.empty()) workspaces.push_back(fs::current_path().string());
+  for (const auto& w : workspaces) o.hub.workspaces.push_back(fs::absolute(w).lexically_normal());
+  o.hub.log = log->get();
+  o.hub.request_timeout = std::chrono::milliseconds(static_cast<int64_t>(request_timeout * 1000));
+  o.hub.heartbeat = std::chrono::milliseconds(static_cast<int64_t>(heartbeat * 1000));
+
+  front::acp::AcpOptions& a = o.hub.agent;
+  a.base.provider = *config;
+  a.base.model = model;
+  a.base.max_turns = max_turns;
+  a.base.on_warning = [](const std::string& w) {  // quotes project files: never obeyed
+    std::fprintf(stderr, "sepp serve: %s\n", VisibleControls(w).c_str());
+  };
+  bool unconfined = sandbox == "off";
+  if (unconfined)
+    std::fprintf(stderr,
+                 "sepp serve: WARNING: --sandbox off: commands the model runs are NOT confined\n");
+  a.policy_for = [unconfined](const fs::path& cwd) {
+    sandbox::Policy p = sandbox::DefaultToolPolicy(cwd);
+    if (unconfined) p.enabled = false;
+    return p;
+  };
+  a.list_sessions = [](const std::optional<std::string>& cwd)
+      -> Result<std::vector<session::SessionSummary>> {
+    auto settings = runtime::LoadSettings(cwd ? fs::path(*cwd) : fs::current_path());
+    if (!settings.ok()) return settings.error();
+    auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
+    if (!store.ok()) return store.error();
+    return (*store)->List(cwd);
+  };
+  a.models = {llm::DefaultModel(config->name)};
+  a.version = SEPP_VERSION;
+
+  front::serve::ServeServer server(std::move(o));
+  if (Status s = server.Start(); !s.ok()) {
+    std::fprintf(stderr, "sepp serve: %s\n", s.error().message.c_str());
+    return 1;
+  }
+  std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  std::printf("sepp serve: listening on http://%s:%d\n", shown_host.c_str(), server.port());
+  if (generated) std::printf("sepp serve: token %s (shown once; clients send it as Bearer)\n", token.c_str());
+  if (no_token) std::printf("sepp serve: no token: any local process can use this server\n");
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  server.Stop();
+  return 0;
+}
+
+}  // namespace sepp::app

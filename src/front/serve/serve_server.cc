@@ -1,0 +1,252 @@
+#include "front/serve/serve_server.h"
+
+#include "base/clock.h"
+#include "base/strings.h"
+#include "base/terminal_text.h"
+#include "front/acp/session_config.h"
+#include "front/serve/openapi.h"
+#include "front/serve/problem.h"
+#include "front/serve/query.h"
+
+namespace sepp::front::serve {
+namespace {
+
+// Outside input quoted in an error: cut short, control characters shown.
+std::string Shown(std::string_view s) {
+  return VisibleControls(SanitizeUtf8(s.substr(0, Utf8SafePrefix(s, 200))));
+}
+
+const net::Headers kJson = {{"Content-Type", "application/json"}};
+
+void SendJson(net::ResponseWriter& w, const net::Headers& cors, int status, const Json& body) {
+  net::Headers h = kJson;
+  h.insert(h.end(), cors.begin(), cors.end());
+  w.Send(status, h, DumpJson(body));
+}
+
+void SendEmpty(net::ResponseWriter& w, const net::Headers& cors, int status) {
+  w.Send(status, cors, "");
+}
+
+// "application/json; charset=utf-8" -> "application/json"
+std::string MediaType(std::string_view content_type) {
+  return ToLower(Trim(content_type.substr(0, content_type.find(';'))));
+}
+
+bool AcceptsEventStream(std::string_view accept) {
+  if (accept.empty()) return false;
+  for (const auto& part : Split(accept, ',')) {
+    std::string t = MediaType(part);
+    if (t == "text/event-stream" || t == "*/*" || t == "text/*") return true;
+  }
+  return false;
+}
+
+void MethodNotAllowed(net::ResponseWriter& w, net::Headers cors, const char* allow) {
+  cors.emplace_back("Allow", allow);
+  SendProblem(w, cors, 405, problem::kMethodNotAllowed,
+              std::string("this route takes ") + allow);
+}
+
+}  // namespace
+
+ServeServer::ServeServer(ServeOptions options) : options_(std::move(options)) {
+  guard_.token = options_.token;
+  guard_.cors_origins = options_.cors_origins;
+}
+
+ServeServer::~ServeServer() { Stop(); }
+
+Status ServeServer::Start() {
+  hub_ = std::make_unique<AcpHub>(options_.hub);
+  net::HttpServerOptions ho;
+  ho.host = options_.host;
+  ho.port = options_.port;
+  ho.max_connections = 1024;
+  ho.idle_timeout_s = 120;
+  http_ = std::make_unique<net::HttpServer>(
+      [this](const net::HttpServerRequest& req, net::ResponseWriter& w) { Handle(req, w); }, ho);
+  if (Status s = http_->Start(); !s.ok()) return s;
+  guard_.allowed_hosts = HostsFor(options_.host, http_->port());
+  started_ms_ = NowMs();
+  ready_ = true;
+  return Ok();
+}
+
+void ServeServer::Stop() {
+  if (http_) http_->Stop();
+  if (hub_) hub_->Shutdown();
+}
+
+void ServeServer::Handle(const net::HttpServerRequest& req, net::ResponseWriter& w) {
+  if (!ready_) return SendProblem(w, {}, 503, problem::kInternal, "the server is starting");
+  const std::string host = req.Header("Host");
+  if (host.empty())
+    return SendProblem(w, {}, 400, problem::kForbiddenHost, "the request has no Host header");
+  if (!HostAllowed(guard_, host))
+    return SendProblem(w, {}, 403, problem::kForbiddenHost,
+                       "Host \"" + Shown(host) +
+                           "\" is not this server's address; use the address it listens on "
+                           "(a foreign name here means DNS rebinding)");
+  const std::string origin = req.Header("Origin");
+  net::Headers cors;
+  switch (CheckOrigin(guard_, origin, host)) {
+    case OriginVerdict::kForbidden:
+      return SendProblem(w, {}, 403, problem::kForbiddenOrigin,
+                         "requests from the web origin \"" + Shown(origin) +
+                             "\" are refused; start sepp serve with --cors-allow-origin to allow it");
+    case OriginVerdict::kCors:
+      cors = CorsHeaders(origin);
+      break;
+    case OriginVerdict::kNone:
+    case OriginVerdict::kSameOrigin:
+      break;
+  }
+  // A CORS preflight carries no credentials: answered before the token check.
+  if (req.method == "OPTIONS") {
+    if (cors.empty())
+      return SendProblem(w, {}, 403, problem::kForbiddenOrigin,
+                         "no cross-origin access is configured (--cors-allow-origin)");
+    return SendEmpty(w, cors, 204);
+  }
+  const std::string path = req.Path();
+  // Probes and the landing document need no token; they reveal nothing.
+  bool open = path == "/" || path == "/v1/health" || path == "/v1/openapi.json";
+  if (!open && !guard_.token.empty()) {
+    const std::string authorization = req.Header("Authorization");  // given points into it
+    auto given = BearerToken(authorization);
+    if (!given || !ConstantTimeEquals(*given, guard_.token))
+      return SendProblem(w, cors, 401, problem::kTokenInvalid,
+                         "missing or invalid bearer token: send \"Authorization: Bearer <token>\" "
+                         "with the token sepp serve printed at start");
+  }
+  Route(req, w, cors);
+}
+
+void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& w,
+                        const net::Headers& cors) {
+  const std::string path = req.Path();
+  auto query = ParseQuery(req.target);
+  if (!query.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, query.error().message);
+  std::vector<std::string> seg;
+  for (auto& s : Split(path, '/'))
+    if (!s.empty()) seg.push_back(s);
+  const std::string& m = req.method;
+
+  if (path == "/") {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    return SendJson(w, cors, 200,
+                    {{"name", "sepp serve"}, {"version", options_.version}, {"docs", "docs/serve.md"}});
+  }
+  if (seg.size() < 2 || seg[0] != "v1")
+    return SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(path));
+
+  if (seg[1] == "health" && seg.size() == 2) {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    return SendJson(w, cors, 200, {{"status", "ok"}});
+  }
+  if (seg[1] == "openapi.json" && seg.size() == 2) {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    net::Headers h = kJson;
+    h.insert(h.end(), cors.begin(), cors.end());
+    return (void)w.Send(200, h, OpenApiJson());
+  }
+  if (seg[1] == "agents") {
+    auto config = QueryBool(*query, "config", false);
+    if (!config.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, config.error().message);
+    if (seg.size() == 2) {
+      if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+      return SendJson(w, cors, 200, {{"agents", Json::array({AgentInfo(*config)})}});
+    }
+    if (seg[2] != "sepp")
+      return SendProblem(w, cors, 404, problem::kUnsupportedAgent,
+                         "no agent \"" + Shown(seg[2]) + "\"; this server runs \"sepp\"");
+    if (seg.size() == 3) {
+      if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+      return SendJson(w, cors, 200, AgentInfo(*config));
+    }
+    if (seg.size() == 4 && seg[3] == "install") {
+      if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+      // Built into this binary: nothing to install.
+      return SendJson(w, cors, 200, {{"already_installed", true}, {"artifacts", Json::array()}});
+    }
+  }
+  if (seg[1] == "acp") {
+    if (seg.size() == 2) {
+      if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+      return SendJson(w, cors, 200, hub_->List());
+    }
+    if (seg.size() == 3) {
+      const std::string& id = seg[2];
+      if (!IsValidId(id))
+        return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                           "a server id is 1-128 of the characters A-Z a-z 0-9 . _ : -");
+      if (m == "POST") {
+        if (MediaType(req.Header("Content-Type")) != "application/json")
+          return SendProblem(w, cors, 415, problem::kUnsupportedMediaType,
+                             "POST a JSON-RPC message with Content-Type: application/json");
+        std::optional<std::string> agent;
+        if (auto it = query->find("agent"); it != query->end()) agent = it->second;
+        PostAnswer a = hub_->Post(id, agent, req.body, [&w] { return w.client_gone(); });
+        if (a.status == 499) return w.Abort();
+        if (!a.problem_kind.empty())
+          return SendProblem(w, cors, a.status, a.problem_kind, a.detail, a.extra);
+        if (a.status == 202) return SendEmpty(w, cors, 202);
+        net::Headers h = kJson;
+        h.insert(h.end(), cors.begin(), cors.end());
+        return (void)w.Send(200, h, a.body);
+      }
+      if (m == "GET") {
+        if (!AcceptsEventStream(req.Header("Accept")))
+          return SendProblem(w, cors, 406, problem::kNotAcceptable,
+                             "this route is an event stream: send Accept: text/event-stream");
+        std::optional<int64_t> last;
+        std::string lei = req.Header("Last-Event-ID");
+        if (!lei.empty()) {
+          auto n = ParseCount(Trim(lei), "Last-Event-ID");
+          if (!n.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, n.error().message);
+          last = *n;
+        }
+        return hub_->Stream(id, last, w, cors);
+      }
+      if (m == "DELETE") {
+        hub_->Delete(id);
+        return SendEmpty(w, cors, 204);
+      }
+      return MethodNotAllowed(w, cors, "GET, POST, DELETE");
+    }
+  }
+  SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(path));
+}
+
+Json ServeServer::AgentInfo(bool with_config) {
+  size_t running = hub_->running();
+  Json caps = {{"planMode", false},        {"permissions", true},       {"questions", false},
+               {"toolCalls", true},        {"toolResults", true},       {"textMessages", true},
+               {"images", false},          {"fileAttachments", false},  {"sessionLifecycle", true},
+               {"errorEvents", true},      {"reasoning", true},         {"status", true},
+               {"commandExecution", true}, {"fileChanges", true},       {"mcpTools", false},
+               {"streamingDeltas", true},  {"itemStarted", true},       {"sharedProcess", true}};
+  Json info = {{"id", "sepp"},
+               {"installed", true},
+               {"credentialsAvailable", options_.credentials_available},
+               {"version", options_.version},
+               {"capabilities", caps},
+               {"serverStatus", running ? Json{{"status", "running"}, {"uptimeMs", NowMs() - started_ms_}}
+                                        : Json{{"status", "stopped"}}}};
+  if (with_config) {
+    Json modes = acp::ModesJson(acp::Mode::kAsk);
+    Json options = Json::array();
+    for (const auto& mode : modes["availableModes"])
+      options.push_back({{"value", mode["id"]}, {"name", mode["name"]}});
+    info["configOptions"] = Json::array({{{"id", "mode"},
+                                          {"name", "Mode"},
+                                          {"category", "mode"},
+                                          {"type", "select"},
+                                          {"currentValue", "ask"},
+                                          {"options", options}}});
+  }
+  return info;
+}
+
+}  // namespace sepp::front::serve
