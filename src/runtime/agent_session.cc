@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "agent/agent_definitions.h"
+#include "ext/hook_loader.h"
 #include "agent/subagent_tool.h"
 #include "agent/system_prompt.h"
 #include "base/terminal_text.h"
@@ -71,6 +72,9 @@ struct AgentSession::Impl {
   SessionOptions opts;
   std::string provider_name;
   std::unique_ptr<llm::Provider> provider;
+  // The session's hooks; declared before the registry and the agent, which
+  // use them, so they outlive both.
+  ext::LoadedHooks hooks;
   std::unique_ptr<tools::ToolRegistry> registry;
   std::shared_ptr<agent::SubagentRuntime> subagents;
   agent::AgentConfig agent_config;
@@ -89,6 +93,7 @@ struct AgentSession::Impl {
   std::condition_variable idle_cv;  // busy became false
   std::deque<std::function<void()>> jobs;
   std::deque<std::string> steering, follow_up;
+  std::vector<std::string> next_turn;  // hooks' messages for the next prompt
   bool busy = false;        // a prompt (or a job) is running or queued
   bool compacting = false;
   bool stopping = false;
@@ -127,6 +132,63 @@ struct AgentSession::Impl {
   }
 
   void Publish(agent::Event e) { bus.Publish(std::move(e)); }
+
+  // A hook's sepp.send_message: steer and follow_up as the front ends'
+  // (starting a prompt when idle), next_turn with the next prompt.
+  void HookMessage(const std::string& text, const std::string& deliver) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (closed) return;
+      if (deliver == "next_turn") {
+        next_turn.push_back(text);
+        return;
+      }
+      if (busy) {
+        (deliver == "steer" ? steering : follow_up).push_back(text);
+      } else {
+        busy = true;
+        jobs.push_back([this, text] { RunPrompt(text); });
+      }
+    }
+    cv.notify_one();
+  }
+
+  // Loads the hooks (ext/hook_loader.h), adds the tools they register, and
+  // gives each Lua file back the ctx.state the session kept.
+  void LoadHooks() {
+    ext::LuaHost host;
+    host.cwd = opts.cwd;
+    host.send_message = [this](const std::string& t, const std::string& d) { HookMessage(t, d); };
+    host.notify = [this](const std::string& level, const std::string& t) {
+      Warn("hook " + level + ": " + t);
+    };
+    host.report = [this](const std::string& problem) { Warn("hook failed: " + problem); };
+    host.save_state = [this](const std::filesystem::path& file, const Json& state) {
+      if (auto b = Bind()) b->RecordEntry("hook_state", {{"file", file.string()}, {"state", state}});
+    };
+    ext::CommandHost commands;  // hooks.json: the tools' sandbox, in the project
+    commands.cwd = opts.cwd;
+    commands.policy = opts.policy;
+    commands.session_id = [this] { auto b = Bind(); return b ? b->id() : std::string(); };
+    hooks = ext::LoadHooks({opts.cwd, "", opts.hook_files, ""}, host, std::move(commands));
+    for (const auto& w : hooks.warnings) Warn(w);
+    Json entries = Bind() ? Bind()->Entries() : Json::array();
+    for (auto& file : hooks.lua_files) {
+      for (auto& t : file->TakeTools()) {
+        if (registry->Find(t->name())) {
+          Warn("hook " + file->path().string() + ": a tool named \"" + t->name() +
+               "\" exists already; its tool was not added");
+          continue;
+        }
+        registry->Add(std::move(t));
+      }
+      for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+        if (it->value("type", "") == "hook_state" && it->value("file", "") == file->path().string()) {
+          file->RestoreState(it->value("state", Json::object()));
+          break;
+        }
+    }
+  }
 
   void PublishQueue() {
     agent::Event e(agent::EventType::kQueueUpdated);
@@ -225,6 +287,12 @@ struct AgentSession::Impl {
     started_ev.text = text;
     Publish(started_ev);
     agent::Outcome outcome;
+    {
+      // A hook's next_turn messages go in with the user's next prompt.
+      std::lock_guard<std::mutex> lock(mu);
+      for (auto it = next_turn.rbegin(); it != next_turn.rend(); ++it) text = *it + "\n\n" + text;
+      next_turn.clear();
+    }
     for (;;) {
       outcome = agent->Prompt(text, *token);
       {
@@ -428,6 +496,11 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
 
   s.registry = tools::MakeBuiltinTools();
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
+  s.LoadHooks();
+  if (!s.hooks.chain->empty()) {
+    ac.hooks = s.hooks.chain.get();
+    s.subagents->parent.hooks = ac.hooks;
+  }
   std::vector<agent::ToolLine> tool_lines;
   for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
   ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,

@@ -92,6 +92,9 @@ struct SessionOptions {
   agent::CompactionSettings compaction;
 
   PermissionDefaults permissions;
+  // Lua hook files named with --hook (ext/hook_loader.h), after the user's
+  // ~/.sepp/hooks and the trusted project's .sepp/hooks.
+  std::vector<std::filesystem::path> hook_files;
   // Load .sepp/agents etc. and print a line per problem; front ends pass a
   // sink for warnings (default: stderr).
   std::function<void(const std::string&)> on_warning;
