@@ -338,6 +338,13 @@ Json LuaHookFile::state() const {
   return state_;
 }
 
+bool LuaHookFile::Handles(const char* event) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& h : handlers_)
+    if (h.event == event) return true;
+  return false;
+}
+
 void LuaHookFile::Report(const std::string& what) {
   std::string line = path_.filename().string() + ": " + what;
   if (host_.report) host_.report(line);
@@ -448,6 +455,7 @@ bool Action(const Json& a, std::initializer_list<const char*> valid, std::string
 
 agent::InputVerdict LuaHookFile::OnInput(const agent::InputInfo& in) {
   agent::InputVerdict out;
+  if (!Handles("input")) return out;  // no event built for nobody
   Json ev = {{"text", in.text}};
   Dispatch("input", "", ev, 0, false, [&](const Json& a, bool failed, const Handler&) {
     if (failed || a.is_null()) return true;
@@ -475,6 +483,7 @@ agent::InputVerdict LuaHookFile::OnInput(const agent::InputInfo& in) {
 
 agent::ModelRequestPatch LuaHookFile::BeforeModelRequest(const agent::ModelRequestInfo& in) {
   agent::ModelRequestPatch out;
+  if (!Handles("provider_request")) return out;  // no event built for nobody
   Json ev = {{"turn", in.turn}, {"model", in.model}, {"messages", in.messages}};
   Dispatch("provider_request", "", ev, in.turn, false, [&](const Json& a, bool failed, const Handler&) {
     if (!failed && !a.is_null()) agent::Merge(out, {Str(a, "system")});
@@ -485,6 +494,7 @@ agent::ModelRequestPatch LuaHookFile::BeforeModelRequest(const agent::ModelReque
 
 agent::ToolCallVerdict LuaHookFile::BeforeToolCall(const agent::ToolCallInfo& in) {
   agent::ToolCallVerdict out;
+  if (!Handles("tool_call")) return out;  // no event built for nobody
   Json ev = {{"tool", in.tool}, {"call_id", in.call_id}, {"input", in.input}, {"turn", in.turn}};
   Dispatch("tool_call", in.tool, ev, in.turn, in.subagent,
            [&](const Json& a, bool failed, const Handler& h) {
@@ -523,6 +533,7 @@ agent::ToolCallVerdict LuaHookFile::BeforeToolCall(const agent::ToolCallInfo& in
 
 agent::ToolResultPatch LuaHookFile::AfterToolResult(const agent::ToolResultInfo& in) {
   agent::ToolResultPatch out;
+  if (!Handles("tool_result")) return out;  // no event built for nobody
   Json ev = {{"tool", in.tool},         {"call_id", in.call_id},
              {"input", in.input},       {"content", in.text},
              {"is_error", in.is_error}, {"duration_ms", in.duration_ms},
@@ -555,6 +566,7 @@ agent::ToolResultPatch LuaHookFile::AfterToolResult(const agent::ToolResultInfo&
 
 agent::BatchEndVerdict LuaHookFile::OnToolBatchEnd(const agent::BatchEndInfo& in) {
   agent::BatchEndVerdict out;
+  if (!Handles("tool_batch_end")) return out;  // no event built for nobody
   Json calls = Json::array();
   for (const auto& c : in.calls)
     calls.push_back({{"tool", c.tool}, {"call_id", c.call_id}, {"input", c.input},
@@ -576,6 +588,7 @@ agent::BatchEndVerdict LuaHookFile::OnToolBatchEnd(const agent::BatchEndInfo& in
 
 agent::StopVerdict LuaHookFile::OnStop(const agent::StopInfo& in) {
   agent::StopVerdict out;
+  if (!Handles("stop")) return out;  // no event built for nobody
   Json ev = {{"stop_hook_active", in.stop_hook_active},
              {"last_assistant_message", in.last_assistant_message},
              {"turn", in.turn}};
@@ -594,6 +607,7 @@ agent::StopVerdict LuaHookFile::OnStop(const agent::StopInfo& in) {
 
 agent::CompactVerdict LuaHookFile::BeforeCompact(const agent::CompactInfo& in) {
   agent::CompactVerdict out;
+  if (!Handles("before_compact")) return out;  // no event built for nobody
   Json ev = {{"trigger", in.trigger}, {"instructions", in.focus}, {"messages", in.messages}};
   Dispatch("before_compact", "", ev, 0, false, [&](const Json& a, bool failed, const Handler&) {
     if (failed || a.is_null()) return true;
@@ -613,11 +627,13 @@ agent::CompactVerdict LuaHookFile::BeforeCompact(const agent::CompactInfo& in) {
 }
 
 void LuaHookFile::OnSubagentStart(const agent::SubagentInfo& in) {
+  if (!Handles("subagent_start")) return;  // no event built for nobody
   Json ev = {{"call_id", in.call_id}, {"agent_type", in.agent_type}, {"prompt", in.prompt}};
   Dispatch("subagent_start", "", ev, 0, false, [](const Json&, bool, const Handler&) { return true; });
 }
 
 void LuaHookFile::OnSubagentStop(const agent::SubagentInfo& in) {
+  if (!Handles("subagent_stop")) return;  // no event built for nobody
   Json ev = {{"call_id", in.call_id},
              {"agent_type", in.agent_type},
              {"prompt", in.prompt},

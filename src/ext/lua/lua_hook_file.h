@@ -119,6 +119,7 @@ class LuaHookFile : public agent::LoopHooks,
                 bool subagent, const std::function<bool(const Json& answer, bool failed,
                                                         const Handler& h)>& fold);
   void Report(const std::string& what);
+  bool Handles(const char* event) const;
 
   std::filesystem::path path_;
   LuaHost host_;
