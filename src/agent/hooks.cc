@@ -71,6 +71,10 @@ void Merge(ModelRequestPatch& into, ModelRequestPatch next) {
   AppendContext(into.system_append, next.system_append);
 }
 
+void Merge(SessionStartVerdict& into, SessionStartVerdict next) {
+  AppendContext(into.context, next.context);
+}
+
 InputVerdict HookChain::OnInput(const InputInfo& in) {
   InputVerdict out;
   InputInfo now = in;
@@ -132,6 +136,16 @@ void HookChain::OnSubagentStart(const SubagentInfo& in) {
 
 void HookChain::OnSubagentStop(const SubagentInfo& in) {
   for (auto& h : hooks_) h->OnSubagentStop(in);
+}
+
+SessionStartVerdict HookChain::OnSessionStart(const SessionInfo& in) {
+  SessionStartVerdict out;
+  for (auto& h : hooks_) Merge(out, h->OnSessionStart(in));
+  return out;
+}
+
+void HookChain::OnSessionEnd(const SessionInfo& in) {
+  for (auto& h : hooks_) h->OnSessionEnd(in);
 }
 
 }  // namespace sepp::agent

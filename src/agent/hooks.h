@@ -24,6 +24,10 @@
 //   BeforeCompact      before a compaction (automatic, overflow or /compact):
 //                      cancel it, or supply the summary (no model call).
 //   OnSubagentStart/Stop  around a sub-agent's run (observe).
+// And called by the session runtime (runtime/agent_session.h), not the Agent:
+//   OnSessionStart     a session is opened (startup or resume): context for
+//                      the model, delivered with the first prompt.
+//   OnSessionEnd       the session is closed (observe).
 //
 // Contract for implementations: no method throws (a failing hook is the
 // implementation's to report and to fail open or closed, see ext/);
@@ -153,6 +157,15 @@ struct SubagentInfo {
   std::string status;                  // stop only: the outcome's status
 };
 
+struct SessionInfo {
+  std::string source;      // start: "startup" | "resume"
+  std::string reason;      // end: "other" (closed), "clear" (a new session)
+  std::string session_id;  // "" without a session file
+};
+struct SessionStartVerdict {
+  std::string context;
+};
+
 class LoopHooks {
  public:
   virtual ~LoopHooks() = default;
@@ -165,6 +178,8 @@ class LoopHooks {
   virtual CompactVerdict BeforeCompact(const CompactInfo&) { return {}; }
   virtual void OnSubagentStart(const SubagentInfo&) {}
   virtual void OnSubagentStop(const SubagentInfo&) {}
+  virtual SessionStartVerdict OnSessionStart(const SessionInfo&) { return {}; }
+  virtual void OnSessionEnd(const SessionInfo&) {}
 };
 
 // The combination rules above, one answer at a time: `into` is what the
@@ -177,6 +192,7 @@ void Merge(BatchEndVerdict& into, BatchEndVerdict next);
 void Merge(StopVerdict& into, StopVerdict next);
 void Merge(CompactVerdict& into, CompactVerdict next);
 void Merge(ModelRequestPatch& into, ModelRequestPatch next);
+void Merge(SessionStartVerdict& into, SessionStartVerdict next);
 // Context strings join as paragraphs: "" + b = b, a + "" = a.
 void AppendContext(std::string& into, const std::string& more);
 
@@ -195,6 +211,8 @@ class HookChain : public LoopHooks {
   CompactVerdict BeforeCompact(const CompactInfo& in) override;
   void OnSubagentStart(const SubagentInfo& in) override;
   void OnSubagentStop(const SubagentInfo& in) override;
+  SessionStartVerdict OnSessionStart(const SessionInfo& in) override;
+  void OnSessionEnd(const SessionInfo& in) override;
 
  private:
   std::vector<std::shared_ptr<LoopHooks>> hooks_;

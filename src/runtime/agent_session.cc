@@ -519,6 +519,16 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.model = model;
   s.LoadHistory();
   s.PublishStarted();
+  if (ac.hooks) {
+    // SessionStart context reaches the model with the first prompt.
+    auto binding = s.Bind();
+    agent::SessionInfo info;
+    info.source = o.continue_latest || !o.resume.empty() ? "resume" : "startup";
+    info.session_id = binding ? binding->id() : "";
+    agent::SessionStartVerdict v = ac.hooks->OnSessionStart(info);
+    if (!v.context.empty())
+      s.next_turn.push_back("<system-reminder>\n" + v.context + "\n</system-reminder>");
+  }
   s.worker = std::thread([&s] { s.WorkerLoop(); });
   return std::unique_ptr<AgentSession>(new AgentSession(std::move(impl)));
 }
@@ -543,6 +553,10 @@ void AgentSession::Close() {
     s.bash_cv.wait(lock, [&] { return s.bashes.empty(); });
   }
   if (s.worker.joinable()) s.worker.join();
+  if (s.agent_config.hooks) {
+    auto binding = s.Bind();
+    s.agent_config.hooks->OnSessionEnd({"", "other", binding ? binding->id() : ""});
+  }
   s.PublishEnded();
   s.bus.CloseAll();
 }

@@ -54,6 +54,33 @@ class HooksE2E : public ::testing::Test {
     o.cwd = (root_ / "ws").string();
     return RunSepp(o);
   }
+  // One prompt answered with text only; extra flags (e.g. -c).
+  RunOutput RunText(std::vector<std::string> flags) {
+    fp_.SetScript({{"responses", {{{"text", "ok"}}}}});
+    RunOptions o;
+    o.args = {"-p", "hello"};
+    o.args.insert(o.args.end(), flags.begin(), flags.end());
+    o.env = {{"PATH", "/usr/bin:/bin"},
+             {"HOME", (root_ / "home").string()},
+             {"SEPP_HOME", (root_ / "home" / ".sepp").string()},
+             {"ANTHROPIC_BASE_URL", fp_.base_url()},
+             {"ANTHROPIC_API_KEY", "sk-hooks-e2e"}};
+    o.cwd = (root_ / "ws").string();
+    return RunSepp(o);
+  }
+  // The text of the last request's first user message.
+  std::string FirstUserText() {
+    auto rs = fp_.requests();
+    if (rs.empty()) return "(no request)";
+    for (const auto& m : rs.back().body.value("messages", Json::array())) {
+      if (m.value("role", "") != "user") continue;
+      if (m["content"].is_string()) return m["content"];
+      std::string t;
+      for (const auto& b : m["content"]) t += b.value("text", "");
+      return t;
+    }
+    return "(no user message)";
+  }
   std::string ResultFor(const std::string& id) {
     for (const auto& r : fp_.requests())
       for (const auto& m : r.body.value("messages", Json::array()))
@@ -130,6 +157,27 @@ TEST_F(HooksE2E, AProjectsHooksRunOnlyOnceTrusted) {
   ASSERT_EQ(json_only.exit_code, 0) << json_only.err;
   EXPECT_NE(Result(0).find("a hook denied this call: project hooks.json"), std::string::npos)
       << Result(0);
+}
+
+TEST_F(HooksE2E, SessionStartContextAndStateThatSurvivesResume) {
+  Write(root_ / "state.lua", R"lua(
+    sepp.on("session_start", function(ev, ctx)
+      return {context = "SESSION-CTX " .. ev.source .. " runs=" .. tostring(ctx.state.get("runs") or 0)}
+    end)
+    sepp.on("input", function(ev, ctx) ctx.state.set("runs", (ctx.state.get("runs") or 0) + 1) end)
+  )lua");
+  std::string hook = (root_ / "state.lua").string();
+  auto first = RunText({"--hook", hook});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(FirstUserText().find("SESSION-CTX startup runs=0"), std::string::npos) << FirstUserText();
+  auto again = RunText({"--hook", hook, "-c"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  // The resumed session's first user message is the first run's; the new
+  // prompt carries the new context.
+  bool found = false;
+  for (const auto& m : fp_.requests().back().body.value("messages", Json::array()))
+    if (m.dump().find("SESSION-CTX resume runs=1") != std::string::npos) found = true;
+  EXPECT_TRUE(found) << "ctx.state came back from the session";
 }
 
 }  // namespace

@@ -173,6 +173,13 @@ TEST_F(CommandHooksTest, PostToolUseStopAndPromptHooks) {
   EXPECT_EQ(in.context, "UserPromptSubmit hook additional context: today is a test day");
 }
 
+TEST_F(CommandHooksTest, SessionStartStdoutIsContext) {
+  auto hooks = Make(One("SessionStart", "grep -q '\"source\":\"resume\"' && echo 'welcome back'", "resume"));
+  EXPECT_EQ(hooks->OnSessionStart({"resume", "", "s"}).context,
+            "SessionStart hook additional context: welcome back");
+  EXPECT_EQ(hooks->OnSessionStart({"startup", "", "s"}).context, "") << "the matcher is the source";
+}
+
 TEST_F(CommandHooksTest, OtherExitCodesAreReportedNotObeyed) {
   auto hooks = Make(One("PreToolUse", "cat >/dev/null; echo 'oops' >&2; exit 1"));
   EXPECT_EQ(hooks->BeforeToolCall({"bash", "c", {{"command", "ls"}}, 1, false}).decision,

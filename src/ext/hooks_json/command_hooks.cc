@@ -291,4 +291,31 @@ void CommandHooks::OnSubagentStart(const agent::SubagentInfo& in) {
   }
 }
 
+agent::SessionStartVerdict CommandHooks::OnSessionStart(const agent::SessionInfo& in) {
+  agent::SessionStartVerdict out;
+  for (const CommandHook* h : Matching("SessionStart", in.source)) {
+    Json input = Common("SessionStart");
+    input["source"] = in.source;
+    Answer a = Run(*h, input);
+    if (a.exit_code != 0) {
+      if (a.exit_code != 2) ReportFailure(*h, a);
+      continue;  // exit 2 shows stderr to the user only (Claude Code)
+    }
+    // Plain stdout is context, as for UserPromptSubmit.
+    std::string ctx = a.json.is_object() ? StrOf(Specific(a), "additionalContext")
+                                         : std::string(Trim(a.stdout_text));
+    agent::Merge(out, {Context("SessionStart", ctx)});
+  }
+  return out;
+}
+
+void CommandHooks::OnSessionEnd(const agent::SessionInfo& in) {
+  for (const CommandHook* h : Matching("SessionEnd", in.reason)) {
+    Json input = Common("SessionEnd");
+    input["reason"] = in.reason;
+    Answer a = Run(*h, input);
+    if (a.exit_code != 0 && a.exit_code != 2) ReportFailure(*h, a);
+  }
+}
+
 }  // namespace sepp::ext

@@ -50,6 +50,8 @@ class CommandHooks : public agent::LoopHooks {
   agent::StopVerdict OnStop(const agent::StopInfo& in) override;
   agent::CompactVerdict BeforeCompact(const agent::CompactInfo& in) override;
   void OnSubagentStart(const agent::SubagentInfo& in) override;
+  agent::SessionStartVerdict OnSessionStart(const agent::SessionInfo& in) override;
+  void OnSessionEnd(const agent::SessionInfo& in) override;
 
   // What one command did, parsed.
   struct Answer {

@@ -10,7 +10,7 @@ namespace sepp::ext {
 const std::vector<std::string>& CommandHookEvents() {
   static const std::vector<std::string> kEvents = {
       "PreToolUse", "PostToolUse",   "PostToolBatch", "UserPromptSubmit", "Stop",
-      "SubagentStart", "SubagentStop", "PreCompact"};
+      "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd"};
   return kEvents;
 }
 

@@ -30,6 +30,8 @@ constexpr EventSpec kEvents[] = {
     {"before_compact", "cancel | {summary}"},
     {"subagent_start", "nothing (observe)"},
     {"subagent_stop", "nothing (observe)"},
+    {"session_start", "{context}"},
+    {"session_end", "nothing (observe)"},
 };
 
 bool KnownEvent(const std::string& e) {
@@ -640,6 +642,23 @@ void LuaHookFile::OnSubagentStop(const agent::SubagentInfo& in) {
              {"last_assistant_message", in.last_assistant_message},
              {"status", in.status}};
   Dispatch("subagent_stop", "", ev, 0, false, [](const Json&, bool, const Handler&) { return true; });
+}
+
+agent::SessionStartVerdict LuaHookFile::OnSessionStart(const agent::SessionInfo& in) {
+  agent::SessionStartVerdict out;
+  if (!Handles("session_start")) return out;
+  Json ev = {{"source", in.source}, {"session_id", in.session_id}};
+  Dispatch("session_start", "", ev, 0, false, [&](const Json& a, bool failed, const Handler&) {
+    if (!failed && !a.is_null()) agent::Merge(out, {Str(a, "context")});
+    return true;
+  });
+  return out;
+}
+
+void LuaHookFile::OnSessionEnd(const agent::SessionInfo& in) {
+  if (!Handles("session_end")) return;
+  Json ev = {{"reason", in.reason}, {"session_id", in.session_id}};
+  Dispatch("session_end", "", ev, 0, false, [](const Json&, bool, const Handler&) { return true; });
 }
 
 }  // namespace sepp::ext

@@ -88,6 +88,8 @@ class LuaHookFile : public agent::LoopHooks,
   agent::CompactVerdict BeforeCompact(const agent::CompactInfo& in) override;
   void OnSubagentStart(const agent::SubagentInfo& in) override;
   void OnSubagentStop(const agent::SubagentInfo& in) override;
+  agent::SessionStartVerdict OnSessionStart(const agent::SessionInfo& in) override;
+  void OnSessionEnd(const agent::SessionInfo& in) override;
 
   // For the registered tools (lua_tool.cc): runs the tool's function.
   tools::ToolResult RunTool(int ref, const std::string& tool, const Json& args);
