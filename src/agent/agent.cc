@@ -390,6 +390,16 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
                        "\" in this conversation: give the id of the call the sandbox refused");
   tools::Tool* tool = tools_.Find(earlier.tool);
   if (!tool) return ErrorResult("the tool \"" + earlier.tool + "\" is not available now");
+  if (config_.hooks) {
+    // A retry runs the call again: the hooks judge it again (a hook that
+    // denies the call denies its retry; a rewrite applies).
+    ToolCallVerdict v = config_.hooks->BeforeToolCall(
+        {earlier.tool, call.id, earlier.args, turn, config_.is_subagent});
+    if (v.decision == ToolCallVerdict::Decision::kDeny)
+      return ErrorResult("a hook denied this call: " +
+                         (v.reason.empty() ? std::string("no reason given") : v.reason));
+    if (v.input.is_object()) earlier.args = v.input;
+  }
 
   PermissionRequest pr;
   pr.call_id = call.id;
@@ -454,7 +464,8 @@ llm::Request Agent::RequestFor(int turn) {
 }
 
 tools::ToolResult Agent::RunHookedTool(tools::Tool& tool, const llm::ContentBlock& call, int turn,
-                                       CancelToken& cancel) {
+                                       CancelToken& cancel, Json* ran_args) {
+  *ran_args = nullptr;
   ToolCallInfo info{call.name, call.id, call.arguments, turn, config_.is_subagent};
   ToolCallVerdict v = config_.hooks->BeforeToolCall(info);
   Json args = v.input.is_null() ? call.arguments : v.input;
@@ -482,6 +493,7 @@ tools::ToolResult Agent::RunHookedTool(tools::Tool& tool, const llm::ContentBloc
                         (a.message.empty() ? std::string("denied") : a.message) + "): not run");
   }
   tools::ToolContext ctx = ToolContextFor(call, turn, cancel, config_.policy, worker_.get());
+  *ran_args = args;
   auto t0 = std::chrono::steady_clock::now();
   tools::ToolResult result = tools::RunTool(tool, args, ctx);
   ToolResultInfo done{call.name, call.id,         args, result.text, result.is_error,
@@ -577,17 +589,22 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
               true};
   } else if (!call.arguments.is_object()) {
     result = {"the arguments must be a JSON object", true};
-  } else if (config_.hooks) {
-    result = RunHookedTool(*tool, call, turn, cancel);
   } else {
-    tools::ToolContext ctx = ToolContextFor(call, turn, cancel, config_.policy, worker_.get());
-    result = tools::RunTool(*tool, call.arguments, ctx);
+    // The arguments that ran: a hook may rewrite them, or stop the call
+    // (then nothing ran, and there is nothing retry_with_access may repeat).
+    Json ran = call.arguments;
+    if (config_.hooks) {
+      result = RunHookedTool(*tool, call, turn, cancel, &ran);
+    } else {
+      tools::ToolContext ctx = ToolContextFor(call, turn, cancel, config_.policy, worker_.get());
+      result = tools::RunTool(*tool, call.arguments, ctx);
+    }
     if (cancel.cancelled() && !result.is_error) result.text += "\n[aborted by the user]";
-    if (config_.permission_gate) {
+    if (config_.permission_gate && !ran.is_null()) {
       std::vector<sandbox::Denial> denials;
       if (result.details.is_object() && result.details.contains("denials"))
         denials = sandbox::DenialsFromJson(result.details["denials"]);
-      past_calls_.Remember(call.id, {call.name, call.arguments, std::move(denials)});
+      past_calls_.Remember(call.id, {call.name, ran, std::move(denials)});
       if (result.details.is_object() && result.details.value("denied", false))
         result.text += "\n[the sandbox refused this call. If the task needs that access, call " +
                        std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +

@@ -137,9 +137,10 @@ class Agent {
   llm::Request BuildRequest() const;
   // BuildRequest() with the hooks' additions for this turn.
   llm::Request RequestFor(int turn);
-  // BeforeToolCall/AfterToolResult around running one validated call.
+  // BeforeToolCall/AfterToolResult around running one validated call;
+  // *ran_args: the arguments that ran (null when a hook stopped the call).
   tools::ToolResult RunHookedTool(tools::Tool& tool, const llm::ContentBlock& call, int turn,
-                                  CancelToken& cancel);
+                                  CancelToken& cancel, Json* ran_args);
   // Runs the tool calls of one assistant message; returns results in call order.
   std::vector<llm::Message> RunTools(const llm::Message& assistant, int turn, CancelToken& cancel);
   llm::Message RunOneTool(const llm::ContentBlock& call, bool cut_by_length, int turn,

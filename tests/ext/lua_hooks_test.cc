@@ -470,6 +470,46 @@ TEST_F(LuaLoopTest, StopAfterTheBatchAndBatchContext) {
   EXPECT_TRUE(told);
 }
 
+// Allows every request, and counts them.
+class AllowingGate : public agent::PermissionGate {
+ public:
+  int asked = 0;
+  agent::PermissionAnswer Ask(const agent::PermissionRequest&, CancelToken&) override {
+    ++asked;
+    return {agent::PermissionChoice::kAllowOnce, "", "user"};
+  }
+};
+
+TEST_F(LuaLoopTest, ACallAHookDeniedCannotBeRunByRetryingIt) {
+  AllowingGate gate;
+  config_.permission_gate = &gate;
+  provider_.queue.push_back(Assistant({Call("a", "echo", {{"text", "forbidden"}})}, llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({Call("r", "retry_with_access",
+                                            {{"call_id", "a"}, {"domains", {"example.com"}},
+                                             {"justification", "please"}})},
+                                      llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({Call("b", "echo", {{"text", "allowed"}})}, llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({Call("r2", "retry_with_access",
+                                            {{"call_id", "b"}, {"domains", {"example.com"}},
+                                             {"justification", "again"}})},
+                                      llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  // Denies "forbidden" only while it is asked the first time, then a
+  // retry of "allowed" is rewritten and judged again.
+  Run(R"lua(
+    sepp.on("tool_call", "echo", function(ev)
+      if ev.input.text == "forbidden" then return {action = "deny", reason = "not that"} end
+      return {input = {text = ev.input.text .. " (hooked)"}}
+    end)
+  )lua", "go");
+  EXPECT_NE(ResultOf("a").find("not that"), std::string::npos) << ResultOf("a");
+  EXPECT_NE(ResultOf("r").find("no earlier call"), std::string::npos) << ResultOf("r");
+  EXPECT_EQ(ResultOf("b"), "allowed (hooked)");
+  // The retry repeats what ran (the rewritten arguments), judged by the hook again.
+  EXPECT_NE(ResultOf("r2").find("allowed (hooked) (hooked)"), std::string::npos) << ResultOf("r2");
+  EXPECT_EQ(gate.asked, 1) << "only the retry of the call that ran reached the user";
+}
+
 // ---- loading and trust
 
 class HookLoaderTest : public ::testing::Test {
