@@ -16,7 +16,8 @@ function(sepp_static_lib target archive header_hint)
 endfunction()
 
 sepp_static_lib(dep_seccomp libseccomp.a "")
-sepp_static_lib(dep_lua liblua5.4.a /usr/include/lua5.4)
+# Lua compiled as C++ (liblua5.4-c++.a): its errors unwind C++ frames (ext/lua/).
+sepp_static_lib(dep_lua liblua5.4-c++.a /usr/include/lua5.4)
 sepp_static_lib(dep_pcre2 libpcre2-8.a "")
 target_compile_definitions(dep_pcre2 INTERFACE PCRE2_CODE_UNIT_WIDTH=8 PCRE2_STATIC)
 sepp_static_lib(dep_sqlite libsqlite3.a "")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "agent/event_redactor.h"
@@ -81,9 +82,36 @@ void Agent::AppendUser(const std::string& text) {
   Emit(e);
 }
 
-Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
+namespace {
+
+// Hook context reaches the model as a reminder after the text it belongs to.
+std::string WithContext(std::string text, const std::string& context) {
+  if (context.empty()) return text;
+  return text + "\n\n<system-reminder>\n" + context + "\n</system-reminder>";
+}
+
+}  // namespace
+
+Outcome Agent::Prompt(const std::string& text_in, CancelToken& cancel) {
   Outcome out;
+  std::string text = text_in;
+  if (config_.hooks) {
+    InputVerdict v = config_.hooks->OnInput({text});
+    if (v.action == InputVerdict::Action::kHandled) return out;  // nothing for the model
+    if (v.action == InputVerdict::Action::kBlock) {
+      Event e(EventType::kError);
+      e.text = "a hook blocked the prompt: " + (v.reason.empty() ? "no reason given" : v.reason);
+      e.kind = "hook_blocked";
+      Emit(e);
+      out.status = Outcome::Status::kError;
+      out.error = Error::Make(e.text, e.kind);
+      return out;
+    }
+    if (v.action == InputVerdict::Action::kTransform) text = v.text;
+    text = WithContext(std::move(text), v.context);
+  }
   AppendUser(text);
+  bool stop_hook_active = false;
   for (int turn = 1;; ++turn) {
     if (turn > config_.max_turns) {
       out.status = Outcome::Status::kMaxTurns;
@@ -134,11 +162,11 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
     sink.retry_stopper = &retry_stopper_;
 
     MaybeCompact(cancel);
-    auto reply = Ask(sink, cancel);
+    auto reply = Ask(turn, sink, cancel);
     ++out.turns;
     if (!reply.ok() && reply.error().kind == "context_overflow" && !cancel.cancelled()) {
       // The provider counted more than we estimated: compact and retry once.
-      if (Compact("", cancel).ok()) reply = Ask(sink, cancel);
+      if (CompactFor("", "overflow", cancel).ok()) reply = Ask(turn, sink, cancel);
     }
     if (!reply.ok()) {
       bool aborted = reply.error().kind == "aborted" || cancel.cancelled();
@@ -211,6 +239,16 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       // Steering that arrived while the model wrote its final answer is
       // still steering: the model answers it in this prompt.
       std::vector<std::string> steer = steering_ ? steering_() : std::vector<std::string>();
+      if (steer.empty() && config_.hooks) {
+        // A stop hook may keep the agent going (once per stop: the next
+        // stop tells it stop_hook_active).
+        StopVerdict v = config_.hooks->OnStop(
+            {stop_hook_active, out.final_text, turn, config_.is_subagent});
+        if (v.keep_going) {
+          stop_hook_active = true;
+          steer.push_back(v.reason.empty() ? "A hook asks you to continue." : v.reason);
+        }
+      }
       if (steer.empty()) {
         out.status = Outcome::Status::kDone;
         return out;
@@ -218,7 +256,26 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       for (const std::string& s : steer) AppendUser(s);
       continue;
     }
-    for (auto& result : RunTools(assistant, turn, cancel)) Append(std::move(result));
+    std::vector<llm::Message> results = RunTools(assistant, turn, cancel);
+    BatchEndVerdict batch;
+    if (config_.hooks) {
+      BatchEndInfo info;
+      info.turn = turn;
+      info.subagent = config_.is_subagent;
+      for (size_t i = 0; i < results.size(); ++i) {
+        const llm::ContentBlock* call = assistant.ToolCalls()[i];
+        info.calls.push_back({call->name, call->id, call->arguments, results[i].is_error});
+      }
+      batch = config_.hooks->OnToolBatchEnd(info);
+      std::lock_guard<std::mutex> lock(hook_stop_mu_);
+      if (hook_stop_) {
+        batch.stop = true;
+        AppendContext(batch.reason, hook_stop_reason_);
+        hook_stop_ = false;
+        hook_stop_reason_.clear();
+      }
+    }
+    for (auto& result : results) Append(std::move(result));
     Event fin(EventType::kTurnFinished);
     fin.turn = turn;
     Emit(fin);
@@ -226,6 +283,18 @@ Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
       out.status = Outcome::Status::kAborted;
       return out;
     }
+    if (batch.stop) {
+      // Claude Code's PostToolBatch block / continue:false: the prompt ends
+      // here, done, and the front end is told why.
+      Event e(EventType::kError);
+      e.turn = turn;
+      e.text = "a hook stopped the agent: " + (batch.reason.empty() ? "no reason given" : batch.reason);
+      e.kind = "hook_stopped";
+      Emit(e);
+      out.status = Outcome::Status::kDone;
+      return out;
+    }
+    if (!batch.context.empty()) AppendUser("<system-reminder>\n" + batch.context + "\n</system-reminder>");
     // The tool boundary: steering typed while the tools ran reaches the
     // model with their results, before it decides what to do next.
     if (steering_)
@@ -237,7 +306,7 @@ void Agent::MaybeCompact(CancelToken& cancel) {
   if (!auto_compaction_ || config_.context_window <= 0) return;
   int64_t limit = config_.context_window - config_.compaction.reserve_tokens;
   if (ContextTokens(messages_) <= limit) return;
-  auto r = Compact("", cancel);
+  auto r = CompactFor("", "auto", cancel);
   if (!r.ok() && r.error().kind != "nothing_to_compact")
     log::Warn("automatic compaction failed: " + r.error().message);
 }
@@ -267,7 +336,31 @@ tools::ToolResult Agent::RunUserBash(const std::string& command, CancelToken& ca
 }
 
 Result<CompactionResult> Agent::Compact(const std::string& focus, CancelToken& cancel) {
-  auto r = Summarise(provider_, model(), messages_, config_.compaction, focus, &cancel);
+  return CompactFor(focus, "manual", cancel);
+}
+
+Result<CompactionResult> Agent::CompactFor(const std::string& focus, const std::string& trigger,
+                                           CancelToken& cancel) {
+  CompactVerdict v;
+  if (config_.hooks) v = config_.hooks->BeforeCompact({trigger, focus, messages_.size()});
+  if (v.cancel) return Error::Make("a hook cancelled the compaction", "cancelled_by_hook");
+  Result<CompactionResult> r = Error::Make("", "");
+  if (v.summary) {
+    // A hook's summary stands for the same part the model would summarise.
+    CompactionResult c;
+    c.first_kept = FindCutPoint(messages_, config_.compaction.keep_recent_tokens);
+    if (c.first_kept == 0)
+      return Error::Make("the conversation is too short to compact", "nothing_to_compact");
+    c.summary = *v.summary;
+    c.tokens_before = ContextTokens(messages_);
+    std::vector<llm::Message> after{SummaryMessage(c.summary)};
+    after.insert(after.end(), messages_.begin() + static_cast<ptrdiff_t>(c.first_kept),
+                 messages_.end());
+    c.tokens_after = EstimateTokens(after);
+    r = std::move(c);
+  } else {
+    r = Summarise(provider_, model(), messages_, config_.compaction, focus, &cancel);
+  }
   if (!r.ok()) return r;
   std::vector<llm::Message> next{SummaryMessage(r->summary)};
   next.insert(next.end(), messages_.begin() + static_cast<ptrdiff_t>(r->first_kept),
@@ -304,6 +397,16 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
                        "\" in this conversation: give the id of the call the sandbox refused");
   tools::Tool* tool = tools_.Find(earlier.tool);
   if (!tool) return ErrorResult("the tool \"" + earlier.tool + "\" is not available now");
+  if (config_.hooks) {
+    // A retry runs the call again: the hooks judge it again (a hook that
+    // denies the call denies its retry; a rewrite applies).
+    ToolCallVerdict v = config_.hooks->BeforeToolCall(
+        {earlier.tool, call.id, earlier.args, turn, config_.is_subagent});
+    if (v.decision == ToolCallVerdict::Decision::kDeny)
+      return ErrorResult("a hook denied this call: " +
+                         (v.reason.empty() ? std::string("no reason given") : v.reason));
+    if (v.input.is_object()) earlier.args = v.input;
+  }
 
   PermissionRequest pr;
   pr.call_id = call.id;
@@ -363,10 +466,10 @@ tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn
   return ctx;
 }
 
-Result<llm::Message> Agent::Ask(const llm::StreamSink& sink, CancelToken& cancel) {
+Result<llm::Message> Agent::Ask(int turn, const llm::StreamSink& sink, CancelToken& cancel) {
   // The context moves into the request for the call and back after it (it
   // is only read meanwhile): a long session is not copied at every call.
-  llm::Request request = BuildRequest();
+  llm::Request request = RequestFor(turn);
   request.messages = std::move(messages_);
   struct Back {
     std::vector<llm::Message>& to;
@@ -374,6 +477,71 @@ Result<llm::Message> Agent::Ask(const llm::StreamSink& sink, CancelToken& cancel
     ~Back() { to = std::move(from.messages); }
   } back{messages_, request};
   return provider_.Complete(request, sink, &cancel);
+}
+
+llm::Request Agent::RequestFor(int turn) {
+  llm::Request r = BuildRequest();
+  if (config_.hooks) {
+    ModelRequestPatch p = config_.hooks->BeforeModelRequest({turn, r.model, messages_.size()});
+    if (!p.system_append.empty()) r.system += "\n\n" + p.system_append;
+  }
+  return r;
+}
+
+tools::ToolResult Agent::RunHookedTool(tools::Tool& tool, const llm::ContentBlock& call, int turn,
+                                       CancelToken& cancel, Json* ran_args) {
+  *ran_args = nullptr;
+  ToolCallInfo info{call.name, call.id, call.arguments, turn, config_.is_subagent};
+  ToolCallVerdict v = config_.hooks->BeforeToolCall(info);
+  Json args = v.input.is_null() ? call.arguments : v.input;
+  auto hook_error = [&](std::string text) {
+    tools::ToolResult r = ErrorResult(WithContext(std::move(text), v.context));
+    r.details = {{"denied_by_hook", true}};
+    return r;
+  };
+  if (v.decision == ToolCallVerdict::Decision::kDeny)
+    return hook_error("a hook denied this call: " +
+                      (v.reason.empty() ? std::string("no reason given") : v.reason));
+  if (!args.is_object()) return hook_error("a hook rewrote the arguments into a non-object");
+  if (v.decision == ToolCallVerdict::Decision::kAsk) {
+    if (!config_.permission_gate)
+      return hook_error("a hook asked for the user's confirmation (" + v.reason +
+                        ") and no one can answer in this run: not run");
+    PermissionRequest pr;
+    pr.call_id = call.id;
+    pr.tool = call.name;
+    pr.args = args;
+    pr.justification = "a hook asks: " + v.reason;
+    PermissionAnswer a = config_.permission_gate->Ask(pr, cancel);
+    if (a.choice == PermissionChoice::kDeny)
+      return hook_error("the user did not confirm this call (" +
+                        (a.message.empty() ? std::string("denied") : a.message) + "): not run");
+  }
+  tools::ToolContext ctx = ToolContextFor(call, turn, cancel, config_.policy, worker_.get());
+  *ran_args = args;
+  auto t0 = std::chrono::steady_clock::now();
+  tools::ToolResult result = tools::RunTool(tool, args, ctx);
+  ToolResultInfo done{call.name, call.id,         args, result.text, result.is_error,
+                      std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - t0).count(),
+                      turn, config_.is_subagent};
+  ToolResultPatch p = config_.hooks->AfterToolResult(done);
+  if (p.text) result.text = *p.text;
+  if (p.is_error) result.is_error = *p.is_error;
+  std::string context = v.context;
+  AppendContext(context, p.context);
+  result.text = WithContext(std::move(result.text), context);
+  if (!v.input.is_null()) {
+    Json details = result.details.is_object() ? result.details : Json::object();
+    details["hook_input"] = args;
+    result.details = details;
+  }
+  if (p.stop) {
+    std::lock_guard<std::mutex> lock(hook_stop_mu_);
+    hook_stop_ = true;
+    AppendContext(hook_stop_reason_, p.stop_reason);
+  }
+  return result;
 }
 
 // Everything but the context (Ask adds it).
@@ -455,16 +623,23 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
   } else if (!call.arguments.is_object()) {
     result = {"the arguments must be a JSON object", true};
   } else {
-    tools::ToolContext ctx = ToolContextFor(call, turn, *call_cancel, config_.policy, worker_.get());
-    result = tools::RunTool(*tool, call.arguments, ctx);
+    // The arguments that ran: a hook may rewrite them, or stop the call
+    // (then nothing ran, and there is nothing retry_with_access may repeat).
+    Json ran = call.arguments;
+    if (config_.hooks) {
+      result = RunHookedTool(*tool, call, turn, *call_cancel, &ran);
+    } else {
+      tools::ToolContext ctx = ToolContextFor(call, turn, *call_cancel, config_.policy, worker_.get());
+      result = tools::RunTool(*tool, call.arguments, ctx);
+    }
     if (cancel.cancelled()) {
       if (!result.is_error) result.text += "\n[aborted by the user]";
     } else if (call_cancel->cancelled()) {
       result.is_error = true;
       result.text += "\n[the user aborted this call; the rest of the turn went on]";
     }
-    if (config_.permission_gate) {
-      past_calls_.Remember(call.id, {call.name, call.arguments, result.denials});
+    if (config_.permission_gate && !ran.is_null()) {
+      past_calls_.Remember(call.id, {call.name, ran, result.denials});
       if (!result.denials.empty())
         result.text += "\n[the sandbox refused this call. If the task needs that access, call " +
                        std::string(kRetryWithAccessTool) + " with call_id \"" + call.id +

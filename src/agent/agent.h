@@ -26,6 +26,7 @@
 #include "agent/access_retry.h"
 #include "agent/compaction.h"
 #include "agent/events.h"
+#include "agent/hooks.h"
 #include "agent/permission_gate.h"
 #include "base/cancel.h"
 #include "base/result.h"
@@ -57,6 +58,10 @@ struct AgentConfig {
   // The front end's file access for read/write/edit (tools/file_access.h);
   // null: the disk.
   tools::FileAccess* file_access = nullptr;
+  // The extension points (hooks.h); null: none, and no cost. Owned by the
+  // caller; a sub-agent's config inherits them.
+  LoopHooks* hooks = nullptr;
+  bool is_subagent = false;  // this Agent runs a sub-agent (hooks see it)
 };
 
 // Persists a completed message (user, assistant or tool result). Must not
@@ -142,9 +147,18 @@ class Agent {
  private:
   // Compacts when the context has grown past the window minus the reserve.
   void MaybeCompact(CancelToken& cancel);
+  // trigger: "auto" | "overflow" | "manual" (what hooks.h's BeforeCompact sees).
+  Result<CompactionResult> CompactFor(const std::string& focus, const std::string& trigger,
+                                      CancelToken& cancel);
   llm::Request BuildRequest() const;
   // One model call with the context (moved in and back, never copied).
-  Result<llm::Message> Ask(const llm::StreamSink& sink, CancelToken& cancel);
+  Result<llm::Message> Ask(int turn, const llm::StreamSink& sink, CancelToken& cancel);
+  // BuildRequest() with the hooks' additions for this turn (no context: Ask adds it).
+  llm::Request RequestFor(int turn);
+  // BeforeToolCall/AfterToolResult around running one validated call;
+  // *ran_args: the arguments that ran (null when a hook stopped the call).
+  tools::ToolResult RunHookedTool(tools::Tool& tool, const llm::ContentBlock& call, int turn,
+                                  CancelToken& cancel, Json* ran_args);
   // Runs the tool calls of one assistant message; returns results in call order.
   std::vector<llm::Message> RunTools(const llm::Message& assistant, int turn, CancelToken& cancel);
   llm::Message RunOneTool(const llm::ContentBlock& call, bool cut_by_length, int turn,
@@ -179,6 +193,10 @@ class Agent {
   llm::RetryStopper retry_stopper_;
   std::mutex calls_mu_;
   std::map<std::string, std::shared_ptr<CancelToken>> running_calls_;  // AbortCall
+  // Set by an AfterToolResult that asks to stop after this batch.
+  std::mutex hook_stop_mu_;
+  bool hook_stop_ = false;
+  std::string hook_stop_reason_;
 };
 
 }  // namespace sepp::agent

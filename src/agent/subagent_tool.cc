@@ -156,10 +156,18 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
       rt.on_child_event(nested);
     }
   };
+  cfg.is_subagent = true;
+  SubagentInfo hook_info{ctx.call_id, agent_name, task, "", ""};
+  if (cfg.hooks) cfg.hooks->OnSubagentStart(hook_info);
   Agent child_agent(cfg, *provider, *registry, on_event, child.record);
   CancelToken local;
   CancelToken& cancel = ctx.cancel ? *ctx.cancel : local;
   Outcome o = child_agent.Prompt(task, cancel);
+  if (cfg.hooks) {
+    hook_info.last_assistant_message = o.final_text;
+    hook_info.status = ToString(o.status);
+    cfg.hooks->OnSubagentStop(hook_info);
+  }
 
   tools::ToolResult r;
   r.details = {{"session_id", child.id},

@@ -51,6 +51,7 @@ struct Options {
   std::string replay_mode = "strict";
   std::vector<std::string> allow_domains;
   std::vector<std::string> allow_writes;
+  std::vector<std::string> hooks;  // --hook FILE (Lua), repeatable
   bool rpc = false;
   std::string mode;      // pi's spelling: --mode rpc
   bool no_themes = false;  // pi's flag, passed by pi-acp; sepp has no themes in rpc output
@@ -163,6 +164,15 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
   so->thinking_budget = o.thinking;
   so->stream = !o.no_stream;
   so->permissions.allow_domains = o.allow_domains;
+  for (const auto& h : o.hooks) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(h, ec)) {
+      std::fprintf(stderr, "sepp: --hook %s: no such file (give the path of a .lua hook)\n",
+                   h.c_str());
+      return 2;
+    }
+    so->hook_files.push_back(std::filesystem::absolute(h));
+  }
   for (const auto& w : o.allow_writes)
     so->permissions.allow_writes.push_back(ResolveAgainst(so->cwd, ExpandUser(w).string()).string());
   so->permissions.ask_front_end = false;  // headless: the flags answer, else deny
@@ -299,6 +309,7 @@ int RunAgentCommand(int argc, char** argv) {
   cli.add_option("--session", o.session,
                  "resume this session (a session file's path, an id or a unique prefix); "
                  "pi's spelling of -r");
+  cli.add_option("--hook", o.hooks, "load this Lua hook file (repeatable; docs/extensions.md)");
   cli.add_option("--allow-domain", o.allow_domains,
                  "when the model asks to retry a refused command with network access to this "
                  "domain (\"*.example.com\" too), allow it (headless: otherwise it is denied)");

@@ -49,7 +49,9 @@ const std::vector<std::string>& ProjectConfigEntries() {
   static const std::vector<std::string> kEntries = {
       ".sepp/settings.toml", ".sepp/policy.toml",     ".sepp/agents/", ".sepp/hooks/",
       ".sepp/hooks.json",    ".sepp/plugins/",        ".sepp/mcp.toml", ".claude/agents/",
-      ".claude/settings.json", ".mcp.json"};
+      ".claude/settings.json", ".mcp.json",
+      // Where Claude Code projects keep the scripts their hooks.json runs.
+      ".claude/hooks/"};
   return kEntries;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/paths.h"
+#include "ext/hook_loader.h"
 #include "ext/mcp/config.h"
 #include "ext/mcp/servers.h"
 #include "ext/resources.h"
@@ -15,6 +16,7 @@ namespace {
 constexpr CatalogContributor kContributors[] = {
     &ResourceExtensions,  // tier 1: skills, prompt templates
     &ThemeExtensions,     // tier 1: themes
+    &HookExtensions,      // tier 2: Lua hooks, hooks.json
     &McpExtensions,       // tier 4: MCP servers
 };
 
@@ -42,6 +44,12 @@ std::vector<ExtensionInfo> ThemeExtensions(const std::filesystem::path&) {
     infos.push_back(std::move(info));
   }
   return infos;
+}
+
+std::vector<ExtensionInfo> HookExtensions(const std::filesystem::path& cwd) {
+  HookSources sources;
+  sources.cwd = cwd;
+  return ListHooks(sources);
 }
 
 std::vector<ExtensionInfo> McpExtensions(const std::filesystem::path& cwd) {

@@ -20,6 +20,10 @@ std::vector<ExtensionInfo> ResourceExtensions(const std::filesystem::path& cwd);
 // Tier 1: the theme files of SeppHome()/themes, each parsed (themes/theme_file.h).
 std::vector<ExtensionInfo> ThemeExtensions(const std::filesystem::path& cwd);
 
+// Tier 2: Lua hooks and hooks.json commands, listed without running them
+// (hook_loader.h), with whether the project's are trusted.
+std::vector<ExtensionInfo> HookExtensions(const std::filesystem::path& cwd);
+
 // Tier 4: the configured MCP servers, described without starting them
 // (mcp/servers.h); a broken configuration file is one entry with its error.
 std::vector<ExtensionInfo> McpExtensions(const std::filesystem::path& cwd);

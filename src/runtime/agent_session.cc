@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "agent/agent_definitions.h"
+#include "ext/hook_loader.h"
 #include "agent/subagent_tool.h"
 #include "agent/system_prompt.h"
 #include "base/terminal_text.h"
@@ -75,6 +76,9 @@ struct AgentSession::Impl {
   SessionOptions opts;
   std::string provider_name;
   std::unique_ptr<llm::Provider> provider;
+  // The session's hooks; declared before the registry and the agent, which
+  // use them, so they outlive both.
+  ext::LoadedHooks hooks;
   std::unique_ptr<tools::ToolRegistry> registry;
   std::shared_ptr<agent::SubagentRuntime> subagents;
   ext::SlashCommands commands;  // set at Open, read-only after
@@ -94,6 +98,7 @@ struct AgentSession::Impl {
   std::condition_variable idle_cv;  // busy became false
   std::deque<std::function<void()>> jobs;
   std::deque<std::string> steering, follow_up;
+  std::vector<std::string> next_turn;  // hooks' messages for the next prompt
   bool busy = false;        // a prompt (or a job) is running or queued
   bool compacting = false;
   bool stopping = false;
@@ -141,6 +146,63 @@ struct AgentSession::Impl {
   }
 
   void Publish(agent::Event e) { bus.Publish(std::move(e)); }
+
+  // A hook's sepp.send_message: steer and follow_up as the front ends'
+  // (starting a prompt when idle), next_turn with the next prompt.
+  void HookMessage(const std::string& text, const std::string& deliver) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (closed) return;
+      if (deliver == "next_turn") {
+        next_turn.push_back(text);
+        return;
+      }
+      if (busy) {
+        (deliver == "steer" ? steering : follow_up).push_back(text);
+      } else {
+        busy = true;
+        jobs.push_back([this, text] { RunPrompt(text); });
+      }
+    }
+    cv.notify_one();
+  }
+
+  // Loads the hooks (ext/hook_loader.h), adds the tools they register, and
+  // gives each Lua file back the ctx.state the session kept.
+  void LoadHooks() {
+    ext::LuaHost host;
+    host.cwd = opts.cwd;
+    host.send_message = [this](const std::string& t, const std::string& d) { HookMessage(t, d); };
+    host.notify = [this](const std::string& level, const std::string& t) {
+      Warn("hook " + level + ": " + t);
+    };
+    host.report = [this](const std::string& problem) { Warn("hook failed: " + problem); };
+    host.save_state = [this](const std::filesystem::path& file, const Json& state) {
+      if (auto b = Bind()) b->RecordEntry("hook_state", {{"file", file.string()}, {"state", state}});
+    };
+    ext::CommandHost commands;  // hooks.json: the tools' sandbox, in the project
+    commands.cwd = opts.cwd;
+    commands.policy = opts.policy;
+    commands.session_id = [this] { auto b = Bind(); return b ? b->id() : std::string(); };
+    hooks = ext::LoadHooks({opts.cwd, "", opts.hook_files, ""}, host, std::move(commands));
+    for (const auto& w : hooks.warnings) Warn(w);
+    Json entries = Bind() ? Bind()->Entries() : Json::array();
+    for (auto& file : hooks.lua_files) {
+      for (auto& t : file->TakeTools()) {
+        if (registry->Find(t->name())) {
+          Warn("hook " + file->path().string() + ": a tool named \"" + t->name() +
+               "\" exists already; its tool was not added");
+          continue;
+        }
+        registry->Add(std::move(t));
+      }
+      for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+        if (it->value("type", "") == "hook_state" && it->value("file", "") == file->path().string()) {
+          file->RestoreState(it->value("state", Json::object()));
+          break;
+        }
+    }
+  }
 
   void PublishQueue() {
     agent::Event e(agent::EventType::kQueueUpdated);
@@ -264,6 +326,12 @@ struct AgentSession::Impl {
     started_ev.text = text;
     Publish(started_ev);
     agent::Outcome outcome;
+    {
+      // A hook's next_turn messages go in with the user's next prompt.
+      std::lock_guard<std::mutex> lock(mu);
+      for (auto it = next_turn.rbegin(); it != next_turn.rend(); ++it) text = *it + "\n\n" + text;
+      next_turn.clear();
+    }
     for (;;) {
       FlushUserBash();
       outcome = agent->Prompt(text, *token);
@@ -480,6 +548,11 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.commands = std::move(resources.commands);
   if (o.extra_tools)
     for (auto& t : o.extra_tools()) s.registry->Add(std::move(t));
+  s.LoadHooks();
+  if (!s.hooks.chain->empty()) {
+    ac.hooks = s.hooks.chain.get();
+    s.subagents->parent.hooks = ac.hooks;
+  }
   std::vector<agent::ToolLine> tool_lines;
   for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
   ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,
@@ -499,6 +572,16 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.model = model;
   s.LoadHistory();
   s.PublishStarted();
+  if (ac.hooks) {
+    // SessionStart context reaches the model with the first prompt.
+    auto binding = s.Bind();
+    agent::SessionInfo info;
+    info.source = o.continue_latest || !o.resume.empty() ? "resume" : "startup";
+    info.session_id = binding ? binding->id() : "";
+    agent::SessionStartVerdict v = ac.hooks->OnSessionStart(info);
+    if (!v.context.empty())
+      s.next_turn.push_back("<system-reminder>\n" + v.context + "\n</system-reminder>");
+  }
   s.worker = std::thread([&s] { s.WorkerLoop(); });
   return std::unique_ptr<AgentSession>(new AgentSession(std::move(impl)));
 }
@@ -523,6 +606,10 @@ void AgentSession::Close() {
     s.bash_cv.wait(lock, [&] { return s.bashes.empty(); });
   }
   if (s.worker.joinable()) s.worker.join();
+  if (s.agent_config.hooks) {
+    auto binding = s.Bind();
+    s.agent_config.hooks->OnSessionEnd({"", "other", binding ? binding->id() : ""});
+  }
   s.PublishEnded();
   s.bus.CloseAll();
 }

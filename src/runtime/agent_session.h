@@ -99,6 +99,9 @@ struct SessionOptions {
   // opens. What the tools need (a running server) is kept alive by the
   // function object.
   std::function<std::vector<std::unique_ptr<tools::Tool>>()> extra_tools;
+  // Lua hook files named with --hook (ext/hook_loader.h), after the user's
+  // ~/.sepp/hooks and the trusted project's .sepp/hooks.
+  std::vector<std::filesystem::path> hook_files;
   // Load .sepp/agents etc. and print a line per problem; front ends pass a
   // sink for warnings (default: stderr).
   std::function<void(const std::string&)> on_warning;

@@ -1,0 +1,151 @@
+#include "agent/hooks.h"
+
+namespace sepp::agent {
+
+void AppendContext(std::string& into, const std::string& more) {
+  if (more.empty()) return;
+  if (!into.empty()) into += "\n\n";
+  into += more;
+}
+
+bool Merge(InputVerdict& into, InputVerdict next) {
+  AppendContext(into.context, next.context);
+  switch (next.action) {
+    case InputVerdict::Action::kContinue:
+      return true;
+    case InputVerdict::Action::kTransform:
+      into.action = InputVerdict::Action::kTransform;
+      into.text = std::move(next.text);
+      return true;
+    case InputVerdict::Action::kHandled:
+    case InputVerdict::Action::kBlock:
+      into.action = next.action;
+      into.reason = std::move(next.reason);
+      return false;
+  }
+  return true;
+}
+
+bool Merge(ToolCallVerdict& into, ToolCallVerdict next) {
+  AppendContext(into.context, next.context);
+  if (!next.input.is_null()) into.input = std::move(next.input);
+  if (next.decision > into.decision) {
+    into.decision = next.decision;
+    into.reason = std::move(next.reason);
+  } else if (next.decision == into.decision && !next.reason.empty()) {
+    AppendContext(into.reason, next.reason);
+  }
+  return into.decision != ToolCallVerdict::Decision::kDeny;
+}
+
+void Merge(ToolResultPatch& into, ToolResultPatch next) {
+  if (next.text) into.text = std::move(next.text);
+  if (next.is_error) into.is_error = next.is_error;
+  AppendContext(into.context, next.context);
+  if (next.stop) {
+    into.stop = true;
+    AppendContext(into.stop_reason, next.stop_reason);
+  }
+}
+
+void Merge(BatchEndVerdict& into, BatchEndVerdict next) {
+  AppendContext(into.context, next.context);
+  if (next.stop) {
+    into.stop = true;
+    AppendContext(into.reason, next.reason);
+  }
+}
+
+void Merge(StopVerdict& into, StopVerdict next) {
+  if (!next.keep_going) return;
+  into.keep_going = true;
+  AppendContext(into.reason, next.reason);
+}
+
+void Merge(CompactVerdict& into, CompactVerdict next) {
+  if (next.cancel) into.cancel = true;
+  if (next.summary && !into.summary) into.summary = std::move(next.summary);
+}
+
+void Merge(ModelRequestPatch& into, ModelRequestPatch next) {
+  AppendContext(into.system_append, next.system_append);
+}
+
+void Merge(SessionStartVerdict& into, SessionStartVerdict next) {
+  AppendContext(into.context, next.context);
+}
+
+InputVerdict HookChain::OnInput(const InputInfo& in) {
+  InputVerdict out;
+  InputInfo now = in;
+  for (auto& h : hooks_) {
+    if (!Merge(out, h->OnInput(now))) break;
+    if (out.action == InputVerdict::Action::kTransform) now.text = out.text;
+  }
+  return out;
+}
+
+ModelRequestPatch HookChain::BeforeModelRequest(const ModelRequestInfo& in) {
+  ModelRequestPatch out;
+  for (auto& h : hooks_) Merge(out, h->BeforeModelRequest(in));
+  return out;
+}
+
+ToolCallVerdict HookChain::BeforeToolCall(const ToolCallInfo& in) {
+  ToolCallVerdict out;
+  ToolCallInfo now = in;
+  for (auto& h : hooks_) {
+    if (!Merge(out, h->BeforeToolCall(now))) break;
+    if (!out.input.is_null()) now.input = out.input;
+  }
+  return out;
+}
+
+ToolResultPatch HookChain::AfterToolResult(const ToolResultInfo& in) {
+  ToolResultPatch out;
+  ToolResultInfo now = in;
+  for (auto& h : hooks_) {
+    Merge(out, h->AfterToolResult(now));
+    if (out.text) now.text = *out.text;
+    if (out.is_error) now.is_error = *out.is_error;
+  }
+  return out;
+}
+
+BatchEndVerdict HookChain::OnToolBatchEnd(const BatchEndInfo& in) {
+  BatchEndVerdict out;
+  for (auto& h : hooks_) Merge(out, h->OnToolBatchEnd(in));
+  return out;
+}
+
+StopVerdict HookChain::OnStop(const StopInfo& in) {
+  StopVerdict out;
+  for (auto& h : hooks_) Merge(out, h->OnStop(in));
+  return out;
+}
+
+CompactVerdict HookChain::BeforeCompact(const CompactInfo& in) {
+  CompactVerdict out;
+  for (auto& h : hooks_) Merge(out, h->BeforeCompact(in));
+  return out;
+}
+
+void HookChain::OnSubagentStart(const SubagentInfo& in) {
+  for (auto& h : hooks_) h->OnSubagentStart(in);
+}
+
+void HookChain::OnSubagentStop(const SubagentInfo& in) {
+  for (auto& h : hooks_) h->OnSubagentStop(in);
+}
+
+SessionStartVerdict HookChain::OnSessionStart(const SessionInfo& in) {
+  SessionStartVerdict out;
+  for (auto& h : hooks_) Merge(out, h->OnSessionStart(in));
+  return out;
+}
+
+void HookChain::OnSessionEnd(const SessionInfo& in) {
+  for (auto& h : hooks_) h->OnSessionEnd(in);
+}
+
+}  // namespace sepp::agent

@@ -1,0 +1,221 @@
+// LoopHooks: the loop's extension points (pi's contracts, Claude Code's hook
+// events), defined here so that the Agent calls them and every front end
+// gets them; ext/ (Lua hooks, hooks.json commands) implements them.
+//
+// Where the Agent calls each one, and what it may change:
+//   OnInput            a prompt enters the loop: continue, transform the
+//                      text, handle it (nothing goes to the model), block it
+//                      (the reason is the outcome's error), add context.
+//   BeforeModelRequest before every provider call: text appended to the
+//                      system prompt of that one request.
+//   BeforeToolCall     a validated tool call, before it runs: allow / ask
+//                      (the permission gate asks the user) / deny (the reason
+//                      is the model's error result), rewritten arguments,
+//                      context appended to the result.
+//   AfterToolResult    the result, before the model sees it: replaced text,
+//                      flipped is_error, context appended, stop the prompt
+//                      after this batch.
+//   OnToolBatchEnd     every result of one assistant message is in: stop the
+//                      prompt, or context (a user message before the next call).
+//   OnStop             the model answered without tool calls: keep going once
+//                      more with a reason (a user message). stop_hook_active
+//                      says this prompt was already kept going once, so a
+//                      hook can avoid keeping it going forever.
+//   BeforeCompact      before a compaction (automatic, overflow or /compact):
+//                      cancel it, or supply the summary (no model call).
+//   OnSubagentStart/Stop  around a sub-agent's run (observe).
+// And called by the session runtime (runtime/agent_session.h), not the Agent:
+//   OnSessionStart     a session is opened (startup or resume): context for
+//                      the model, delivered with the first prompt.
+//   OnSessionEnd       the session is closed (observe).
+//
+// Contract for implementations: no method throws (a failing hook is the
+// implementation's to report and to fail open or closed, see ext/);
+// BeforeToolCall and AfterToolResult are called from the parallel tool
+// threads at once and must be thread-safe; the others come from the agent's
+// thread. A default-constructed answer means "no opinion", so an
+// implementation overrides only what it uses.
+//
+// Several hooks combine (HookChain, and the Merge functions every
+// implementation with several handlers uses) by these rules, in load order:
+//   - transforms chain: each hook sees the input / text / arguments as the
+//     hooks before it left them;
+//   - decisions: deny > ask > allow > no opinion; the first deny ends the
+//     chain (later hooks do not see a call that will not run);
+//   - context strings concatenate (one paragraph each), in order;
+//   - handled / block of an input end the chain (the first wins);
+//   - stop, keep_going and cancel: any hook suffices; the first supplied
+//     compaction summary wins.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/json.h"
+
+namespace sepp::agent {
+
+struct InputInfo {
+  std::string text;
+};
+struct InputVerdict {
+  enum class Action { kContinue, kTransform, kHandled, kBlock };
+  Action action = Action::kContinue;
+  std::string text;     // kTransform: the new prompt
+  std::string reason;   // kBlock: why (shown to the user)
+  std::string context;  // appended to the prompt for the model
+};
+
+struct ModelRequestInfo {
+  int turn = 0;
+  std::string model;
+  size_t messages = 0;  // in the context now
+};
+struct ModelRequestPatch {
+  std::string system_append;  // added to this request's system prompt
+};
+
+struct ToolCallInfo {
+  std::string tool;
+  std::string call_id;
+  Json input;  // the arguments (a JSON object)
+  int turn = 0;
+  bool subagent = false;  // the call is a sub-agent's
+};
+struct ToolCallVerdict {
+  // Ordered: a higher decision wins when several hooks answer.
+  enum class Decision { kNone = 0, kAllow = 1, kAsk = 2, kDeny = 3 };
+  Decision decision = Decision::kNone;
+  Json input;           // non-null: the arguments to run instead
+  std::string reason;   // deny: the model's error text; ask: the user's question
+  std::string context;  // appended to the call's result
+};
+
+struct ToolResultInfo {
+  std::string tool;
+  std::string call_id;
+  Json input;
+  std::string text;
+  bool is_error = false;
+  int64_t duration_ms = 0;
+  int turn = 0;
+  bool subagent = false;
+};
+struct ToolResultPatch {
+  std::optional<std::string> text;  // replaces the result the model sees
+  std::optional<bool> is_error;
+  std::string context;              // appended after the result
+  bool stop = false;                // end the prompt after this batch
+  std::string stop_reason;
+};
+
+struct BatchCall {
+  std::string tool;
+  std::string call_id;
+  Json input;
+  bool is_error = false;
+};
+struct BatchEndInfo {
+  int turn = 0;
+  std::vector<BatchCall> calls;
+  bool subagent = false;
+};
+struct BatchEndVerdict {
+  bool stop = false;
+  std::string reason;
+  std::string context;  // a user message before the next model call
+};
+
+struct StopInfo {
+  bool stop_hook_active = false;
+  std::string last_assistant_message;
+  int turn = 0;
+  bool subagent = false;
+};
+struct StopVerdict {
+  bool keep_going = false;
+  std::string reason;  // the user message the model answers next
+};
+
+struct CompactInfo {
+  std::string trigger;  // "auto" | "overflow" | "manual"
+  std::string focus;    // the user's /compact instructions
+  size_t messages = 0;
+};
+struct CompactVerdict {
+  bool cancel = false;
+  std::optional<std::string> summary;  // used instead of asking the model
+};
+
+struct SubagentInfo {
+  std::string call_id;     // the parent's "agent" call
+  std::string agent_type;  // the definition's name, "" for the general one
+  std::string prompt;
+  std::string last_assistant_message;  // stop only
+  std::string status;                  // stop only: the outcome's status
+};
+
+struct SessionInfo {
+  std::string source;      // start: "startup" | "resume"
+  std::string reason;      // end: "other" (closed), "clear" (a new session)
+  std::string session_id;  // "" without a session file
+};
+struct SessionStartVerdict {
+  std::string context;
+};
+
+class LoopHooks {
+ public:
+  virtual ~LoopHooks() = default;
+  virtual InputVerdict OnInput(const InputInfo&) { return {}; }
+  virtual ModelRequestPatch BeforeModelRequest(const ModelRequestInfo&) { return {}; }
+  virtual ToolCallVerdict BeforeToolCall(const ToolCallInfo&) { return {}; }
+  virtual ToolResultPatch AfterToolResult(const ToolResultInfo&) { return {}; }
+  virtual BatchEndVerdict OnToolBatchEnd(const BatchEndInfo&) { return {}; }
+  virtual StopVerdict OnStop(const StopInfo&) { return {}; }
+  virtual CompactVerdict BeforeCompact(const CompactInfo&) { return {}; }
+  virtual void OnSubagentStart(const SubagentInfo&) {}
+  virtual void OnSubagentStop(const SubagentInfo&) {}
+  virtual SessionStartVerdict OnSessionStart(const SessionInfo&) { return {}; }
+  virtual void OnSessionEnd(const SessionInfo&) {}
+};
+
+// The combination rules above, one answer at a time: `into` is what the
+// hooks so far decided, `next` the next hook's answer (given the inputs as
+// `into` left them). Each returns false when the chain ends here.
+bool Merge(InputVerdict& into, InputVerdict next);
+bool Merge(ToolCallVerdict& into, ToolCallVerdict next);
+void Merge(ToolResultPatch& into, ToolResultPatch next);
+void Merge(BatchEndVerdict& into, BatchEndVerdict next);
+void Merge(StopVerdict& into, StopVerdict next);
+void Merge(CompactVerdict& into, CompactVerdict next);
+void Merge(ModelRequestPatch& into, ModelRequestPatch next);
+void Merge(SessionStartVerdict& into, SessionStartVerdict next);
+// Context strings join as paragraphs: "" + b = b, a + "" = a.
+void AppendContext(std::string& into, const std::string& more);
+
+// Several hooks as one, in the order added, combined by the rules above.
+class HookChain : public LoopHooks {
+ public:
+  void Add(std::shared_ptr<LoopHooks> hooks) { hooks_.push_back(std::move(hooks)); }
+  bool empty() const { return hooks_.empty(); }
+
+  InputVerdict OnInput(const InputInfo& in) override;
+  ModelRequestPatch BeforeModelRequest(const ModelRequestInfo& in) override;
+  ToolCallVerdict BeforeToolCall(const ToolCallInfo& in) override;
+  ToolResultPatch AfterToolResult(const ToolResultInfo& in) override;
+  BatchEndVerdict OnToolBatchEnd(const BatchEndInfo& in) override;
+  StopVerdict OnStop(const StopInfo& in) override;
+  CompactVerdict BeforeCompact(const CompactInfo& in) override;
+  void OnSubagentStart(const SubagentInfo& in) override;
+  void OnSubagentStop(const SubagentInfo& in) override;
+  SessionStartVerdict OnSessionStart(const SessionInfo& in) override;
+  void OnSessionEnd(const SessionInfo& in) override;
+
+ private:
+  std::vector<std::shared_ptr<LoopHooks>> hooks_;
+};
+
+}  // namespace sepp::agent
