@@ -24,6 +24,7 @@
 #include "llm/provider.h"
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
+#include "ext/mcp/servers.h"
 #include "sandbox/defaults.h"
 
 namespace sepp::app {
@@ -89,6 +90,30 @@ class SignalCanceller {
   std::atomic<int> signal_{0};
 };
 
+// The configured MCP servers (docs/mcp.md), started confined; their tools
+// join the session's. A broken user configuration is a usage error; a
+// server that cannot start (or is not confirmed) is a warning.
+int StartMcpServers(runtime::SessionOptions* so) {
+  auto config = ext::mcp::LoadMcpConfig(so->cwd);
+  if (!config.ok()) {
+    std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
+    return 2;
+  }
+  for (const auto& w : config->warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
+  if (config->servers.empty()) return 0;
+  ext::mcp::StartOptions opts;
+  opts.workspace = so->cwd;
+  opts.sandbox = so->policy.enabled;
+  opts.on_warning = [](const std::string& w) { std::fprintf(stderr, "sepp: %s\n", w.c_str()); };
+  std::shared_ptr<ext::mcp::McpServers> servers = ext::mcp::McpServers::Start(*config, opts);
+  for (const auto& info : servers->infos())
+    if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&
+        info.errors[0].rfind("disabled", 0) != 0)
+      std::fprintf(stderr, "sepp: MCP server %s %s\n", info.name.c_str(), info.errors[0].c_str());
+  so->extra_tools = [servers] { return servers->MakeTools(); };
+  return 0;
+}
+
 // The runtime's options from the command line; 0, or the exit status of a
 // usage error (already reported).
 // source: where the providers come from (live, recording or replaying,
@@ -128,6 +153,7 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
                  "sepp: WARNING: --sandbox off: commands the model runs are NOT confined; "
                  "they can read your secrets, write anywhere and use the network\n");
   }
+  if (int rc = StartMcpServers(so); rc != 0) return rc;
   so->no_session = o.no_session;
   so->continue_latest = o.continue_latest;
   so->resume = o.resume;

@@ -24,6 +24,7 @@ constexpr SubCommand kSubCommands[] = {
     {"sessions", sepp::app::RunSessionsCommand},
     {"trust", sepp::app::RunTrustCommand},
     {"replay", sepp::app::RunReplayCommand},
+    {"mcp", sepp::app::RunMcpCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };

@@ -428,6 +428,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
 
   s.registry = tools::MakeBuiltinTools();
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
+  if (o.extra_tools)
+    for (auto& t : o.extra_tools()) s.registry->Add(std::move(t));
   std::vector<agent::ToolLine> tool_lines;
   for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
   ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,

@@ -40,6 +40,7 @@
 #include "runtime/event_bus.h"
 #include "sandbox/policy.h"
 #include "tools/file_access.h"
+#include "tools/tool.h"
 
 namespace sepp::runtime {
 
@@ -92,6 +93,11 @@ struct SessionOptions {
   agent::CompactionSettings compaction;
 
   PermissionDefaults permissions;
+  // Tools beyond the built-in ones (an extension's, such as an MCP server's
+  // mcp__SERVER__TOOL), made for this session's registry once when it
+  // opens. What the tools need (a running server) is kept alive by the
+  // function object.
+  std::function<std::vector<std::unique_ptr<tools::Tool>>()> extra_tools;
   // Load .sepp/agents etc. and print a line per problem; front ends pass a
   // sink for warnings (default: stderr).
   std::function<void(const std::string&)> on_warning;

@@ -19,12 +19,15 @@ const char* CapabilityName(Capability c) {
 Policy PolicyFromCapabilities(const std::vector<CapabilityGrant>& grants,
                               const std::filesystem::path& base_dir) {
   // Start from the tool defaults for the folder, then take away what was not
-  // granted: no workspace, no writes, no network, one process.
+  // granted: no workspace, no writes, no network, no program but the
+  // command itself. The task limit counts threads too (an interpreter such
+  // as node runs a dozen), so it bounds a fork bomb, not the thread pool.
   Policy p = DefaultToolPolicy(base_dir);
   p.read_roots.pop_back();  // the workspace
   p.write_roots.clear();
   p.net = NetMode::kOff;
-  p.limits.max_processes = 1;
+  p.exec_only.emplace();
+  p.limits.max_processes = kTasksWithoutExec;
   auto resolve = [&](const std::string& raw) {
     if (!raw.empty() && raw[0] == '~') return ExpandUser(raw).lexically_normal().string();
     return ResolveAgainst(base_dir, raw).string();
@@ -54,7 +57,8 @@ Policy PolicyFromCapabilities(const std::vector<CapabilityGrant>& grants,
         }
         break;
       case Capability::kExec:
-        p.limits.max_processes = 256;
+        for (const auto& s : g.scope) p.exec_only->push_back(s);
+        p.limits.max_processes = kTasksWithExec;
         break;
     }
   }

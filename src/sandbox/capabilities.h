@@ -7,7 +7,9 @@
 //   Net     [domains] reach those domains through the proxy; ["*"] = host network
 //   Env     [names]   receive those environment variables (secret-looking
 //                     names included: granting them is the point)
-//   Exec              start further processes (without it: one process only)
+//   Exec    [names]   start those programs (names in the child's PATH, or
+//                     paths); without it no program but the command itself
+//                     (Policy::exec_only, enforced by Landlock's execute right)
 //
 // Anything not granted is denied; secrets stay masked as in the defaults.
 #pragma once
@@ -19,11 +21,15 @@
 
 namespace sepp::sandbox {
 
+// Task limits (threads count: an interpreter runs a pool of them).
+inline constexpr uint64_t kTasksWithoutExec = 64;
+inline constexpr uint64_t kTasksWithExec = 256;
+
 enum class Capability { kFsRead, kFsWrite, kNet, kEnv, kExec };
 
 struct CapabilityGrant {
   Capability capability;
-  std::vector<std::string> scope;  // paths, domains or names; unused for kExec
+  std::vector<std::string> scope;  // paths, domains, variable or program names
 };
 
 // Relative paths are resolved against base_dir (the extension's folder or the

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct Policy {
   // listed here too: wrapping another agent may need its provider key.
   std::vector<std::string> env_allow_secrets;
   std::map<std::string, std::string> env_set;
+  // When set, the only programs the child may start beside the command
+  // itself (names looked up in the child's PATH, or paths): Landlock's
+  // execute right is given to exactly those files (child_env.h). Unset: any
+  // visible program may run. An extension's `exec` capability.
+  std::optional<std::vector<std::string>> exec_only;
   Limits limits;
   bool operator==(const Policy&) const = default;
 };

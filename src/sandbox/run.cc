@@ -33,6 +33,7 @@
 #include "base/log.h"
 #include "base/secrets.h"
 #include "sandbox/child.h"
+#include "sandbox/child_env.h"
 #include "sandbox/denials.h"
 #include "sandbox/git_control.h"
 #include "sandbox/limits.h"
@@ -78,52 +79,6 @@ std::atomic<bool> inside_session_sandbox{false};
   ignored = write(2, "\n", 1);
   (void)ignored;
   _exit(err == ENOENT ? 127 : 126);
-}
-
-std::string EnvValue(const std::vector<std::string>& env, std::string_view name) {
-  for (const auto& e : env)
-    if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
-      return e.substr(name.size() + 1);
-  return {};
-}
-
-// argv[0] resolved against the child's PATH, so that exec in the child
-// needs no lookup (and uses the PATH the child will see, not sepp's).
-std::string ResolveCommand(const std::string& cmd, const std::vector<std::string>& env) {
-  if (cmd.find('/') != std::string::npos) return cmd;
-  std::string path = EnvValue(env, "PATH");
-  if (path.empty()) path = "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::string full = dir + "/" + cmd;
-    if (access(full.c_str(), X_OK) == 0) return full;
-    start = end + 1;
-  }
-  return cmd;
-}
-
-// TMPDIR as the confined command sees it. sepp's own TMPDIR is usually a
-// folder the sandbox does not show (or shows read-only), so mktemp would
-// fail; unless it lies inside a write root, the command gets the private
-// /tmp instead. A TMPDIR the policy sets itself (environment.set) is kept.
-void PointTmpdirAtAWritableFolder(const Policy& policy, std::vector<std::string>* env) {
-  if (policy.env_set.count("TMPDIR")) return;
-  for (auto& e : *env) {
-    if (e.rfind("TMPDIR=", 0) != 0) continue;
-    std::error_code ec;
-    std::filesystem::path dir = std::filesystem::weakly_canonical(e.substr(7), ec);
-    bool writable = false;
-    for (const auto& root : policy.write_roots) {
-      std::filesystem::path r = std::filesystem::weakly_canonical(root, ec);
-      auto rel = dir.lexically_relative(r);
-      if (!ec && !rel.empty() && *rel.begin() != "..") writable = true;
-    }
-    if (!writable) e = "TMPDIR=/tmp";
-  }
 }
 
 class Tail {
@@ -407,16 +362,12 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
     proxy_parent.Reset(sv[0]);
     proxy_child.Reset(sv[1]);
     landlock.connect_ports.push_back(kProxyPort);
-    const std::string url = "http://127.0.0.1:" + std::to_string(kProxyPort);
-    for (const char* name : {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
-                             "https_proxy", "all_proxy"})
-      if (!policy.env_set.count(name)) env.push_back(std::string(name) + "=" + url);
     // Nothing but the proxy is reachable, so nothing bypasses it (not even
     // localhost, which the policy may allow on the host side).
-    for (const char* name : {"NO_PROXY", "no_proxy"})
-      if (!policy.env_set.count(name)) env.push_back(std::string(name) + "=");
+    AddProxyEnv(policy, &env);
   }
   std::string exe = ResolveCommand(spec.argv[0], env);
+  if (auto st = RestrictExecute(policy, exe, env, &landlock.rules); !st.ok()) return st.error();
   std::vector<char*> argv, envp;
   argv.push_back(exe.data());
   for (size_t i = 1; i < spec.argv.size(); ++i) argv.push_back(const_cast<char*>(spec.argv[i].c_str()));

@@ -138,17 +138,19 @@ TEST(Capabilities, MapOntoPolicy) {
   Policy none = PolicyFromCapabilities({}, kWs);
   EXPECT_TRUE(none.write_roots.empty());
   EXPECT_EQ(none.net, NetMode::kOff);
-  EXPECT_EQ(none.limits.max_processes, 1u);
+  ASSERT_TRUE(none.exec_only.has_value());
+  EXPECT_TRUE(none.exec_only->empty());
   Policy p = PolicyFromCapabilities({{Capability::kFsWrite, {"data"}},
                                      {Capability::kNet, {"api.example.com"}},
                                      {Capability::kEnv, {"EXAMPLE_TOKEN"}},
-                                     {Capability::kExec, {}}},
+                                     {Capability::kExec, {"git"}}},
                                     kWs);
   EXPECT_THAT(p.write_roots, Contains("/work/ws/data"));
   EXPECT_EQ(p.net, NetMode::kProxy);
   EXPECT_THAT(p.allow_domains, Contains("api.example.com"));
   EXPECT_THAT(p.env_allow_secrets, Contains("EXAMPLE_TOKEN"));
-  EXPECT_GT(p.limits.max_processes, 1u);
+  EXPECT_EQ(p.exec_only, std::vector<std::string>{"git"});
+  EXPECT_GT(p.limits.max_processes, none.limits.max_processes);
   EXPECT_EQ(PolicyFromCapabilities({{Capability::kNet, {"*"}}}, kWs).net, NetMode::kHost);
 }
 

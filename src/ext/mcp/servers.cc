@@ -1,0 +1,192 @@
+#include "ext/mcp/servers.h"
+
+#include "base/log.h"
+#include "base/paths.h"
+#include "ext/mcp/http_transport.h"
+#include "ext/mcp/stdio_transport.h"
+
+namespace sepp::ext::mcp {
+namespace fs = std::filesystem;
+namespace {
+
+// The folder that holds a program's files: for a file inside a
+// node_modules tree, the folder that holds the outermost node_modules (the
+// package's dependencies lie beside it, not below); else the file's folder.
+fs::path ProgramFolder(const fs::path& file) {
+  fs::path folder = file.parent_path();
+  fs::path acc;
+  for (const auto& part : file) {
+    if (part == "node_modules") return acc;
+    acc /= part;
+  }
+  return folder;
+}
+
+}  // namespace
+
+McpServer::McpServer(ServerConfig config, std::unique_ptr<McpClient> client)
+    : config_(std::move(config)), client_(std::move(client)) {}
+
+Status McpServer::RefreshTools() {
+  RequestOptions opts;
+  opts.timeout_s = config_.startup_timeout_s;
+  auto tools = client_->ListTools(opts);
+  if (!tools.ok()) return tools.error();
+  std::lock_guard lock(mu_);
+  tools_ = std::move(*tools);
+  tools_stale_ = false;
+  return Ok();
+}
+
+std::vector<ToolInfo> McpServer::Tools() {
+  if (tools_stale_) (void)RefreshTools();  // on failure the last list stays
+  std::lock_guard lock(mu_);
+  return tools_;
+}
+
+namespace {
+
+// The folders of its own program: the command and the files its arguments
+// name (a script, with the package around it) must be readable to run at all.
+std::vector<std::string> ProgramFolders(const ServerConfig& config, const fs::path& workspace) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (size_t i = 0; i < config.command.size(); ++i) {
+    const std::string& arg = config.command[i];
+    if (arg.empty() || arg[0] == '-') continue;
+    if (i == 0 && arg.find('/') == std::string::npos) continue;  // found in PATH: a system folder
+    fs::path p = ResolveAgainst(workspace, arg);
+    if (!fs::is_regular_file(p, ec)) continue;
+    fs::path real = fs::canonical(p, ec);
+    if (!ec) out.push_back(ProgramFolder(real).string());
+  }
+  return out;
+}
+
+bool Readable(const sandbox::Policy& policy, const fs::path& dir) {
+  for (const auto& root : policy.read_roots) {
+    auto rel = dir.lexically_normal().lexically_relative(fs::path(root).lexically_normal());
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+sandbox::Policy ServerPolicy(const ServerConfig& config, const fs::path& workspace) {
+  sandbox::Policy policy = ToPolicy(config.capabilities, workspace);
+  for (auto& folder : ProgramFolders(config, workspace)) policy.read_roots.push_back(std::move(folder));
+  for (const auto& [k, v] : config.env) policy.env_set[k] = v;
+  return policy;
+}
+
+fs::path ServerCwd(const ServerConfig& config, const sandbox::Policy& policy, const fs::path& workspace) {
+  if (config.cwd) return ResolveAgainst(workspace, *config.cwd);
+  if (Readable(policy, workspace)) return workspace;
+  // A server that may not see the workspace starts beside its own program.
+  auto folders = ProgramFolders(config, workspace);
+  return folders.empty() ? fs::path("/usr") : fs::path(folders[0]);
+}
+
+namespace {
+
+Result<std::unique_ptr<Transport>> Connect(const ServerConfig& config, const StartOptions& opts) {
+  if (!config.url.empty()) {
+    // A remote server: nothing of it runs here, so there is nothing to confine.
+    net::Headers headers(config.headers.begin(), config.headers.end());
+    if (!config.bearer_token_env_var.empty()) {
+      const char* token = getenv(config.bearer_token_env_var.c_str());
+      if (!token || !*token)
+        return Error::Make("the server's bearer token variable " + config.bearer_token_env_var +
+                           " is not set", "usage");
+      headers.emplace_back("Authorization", std::string("Bearer ") + token);
+    }
+    return std::unique_ptr<Transport>(std::make_unique<HttpTransport>(config.url, std::move(headers)));
+  }
+  sandbox::Policy policy = ServerPolicy(config, opts.workspace);
+  policy.enabled = opts.sandbox;
+  sandbox::HeldSpec spec;
+  spec.argv = config.command;
+  spec.cwd = ServerCwd(config, policy, opts.workspace);
+  auto stdio = StdioTransport::Spawn(spec, policy);
+  if (!stdio.ok()) return stdio.error();
+  return std::unique_ptr<Transport>(std::move(*stdio));
+}
+
+}  // namespace
+
+Result<std::shared_ptr<McpServer>> StartServer(const ServerConfig& config, const StartOptions& opts) {
+  auto transport = Connect(config, opts);
+  if (!transport.ok()) return transport.error();
+  ClientHooks hooks;
+  if (opts.offer_roots) hooks.roots = {opts.workspace.string()};
+  std::string name = config.name;
+  if (opts.on_elicitation)
+    hooks.on_elicitation = [name, f = opts.on_elicitation](const Json& p) { return f(name, p); };
+  hooks.on_log = [name](const std::string& level, const std::string& text) {
+    log::Debug("mcp " + name + " [" + level + "] " + text);
+  };
+  // The hook runs on the transport's thread, which must not wait on a
+  // request of its own: the list is fetched by the next user.
+  std::shared_ptr<McpServer> server;
+  auto weak = std::make_shared<std::weak_ptr<McpServer>>();
+  hooks.on_list_changed = [weak](const std::string& what) {
+    if (what != "tools") return;
+    if (auto s = weak->lock()) s->MarkToolsStale();
+  };
+  auto client = std::make_unique<McpClient>(std::move(*transport), std::move(hooks));
+  auto info = client->Initialize(config.startup_timeout_s);
+  if (!info.ok()) {
+    std::string diag = client->transport().Diagnostics();
+    return Error::Make(info.error().message + (diag.empty() ? "" : "; the server said: " + diag),
+                       info.error().kind);
+  }
+  server = std::make_shared<McpServer>(config, std::move(client));
+  *weak = server;
+  if (auto st = server->RefreshTools(); !st.ok()) return st.error();
+  return server;
+}
+
+std::unique_ptr<McpServers> McpServers::Start(const McpConfig& config, const StartOptions& opts) {
+  auto out = std::make_unique<McpServers>();
+  for (const auto& s : config.servers) {
+    ExtensionInfo info;
+    info.name = s.name;
+    info.tier = Tier::kMcpServer;
+    info.kind = "mcp-server";
+    info.source = s.source;
+    info.scope = s.project ? "project" : "user";
+    info.may = Describe(s.capabilities);
+    std::string key = CapabilityKey(s.name, s.Runs(), s.capabilities);
+    ConfirmState state = ConfirmationOf(s.name, key);
+    info.trust = state == ConfirmState::kConfirmed ? "confirmed"
+                 : state == ConfirmState::kChanged ? "changed since confirmed"
+                                                   : "unconfirmed";
+    if (!s.enabled) {
+      info.errors.push_back("disabled (enabled = false)");
+    } else if (state != ConfirmState::kConfirmed) {
+      info.errors.push_back(UnconfirmedReason(s.name, state));
+    } else {
+      auto started = StartServer(s, opts);
+      if (started.ok()) {
+        info.loaded = true;
+        out->running_.push_back(std::move(*started));
+      } else {
+        info.errors.push_back("could not start: " + started.error().message);
+        if (opts.on_warning) opts.on_warning("MCP server " + s.name + " " + info.errors.back());
+      }
+    }
+    out->infos_.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<tools::Tool>> McpServers::MakeTools() const {
+  std::vector<std::unique_ptr<tools::Tool>> out;
+  for (const auto& server : running_)
+    for (auto& t : server->Tools())
+      if (server->config().ToolEnabled(t.name)) out.push_back(MakeMcpTool(server, std::move(t)));
+  return out;
+}
+
+}  // namespace sepp::ext::mcp
