@@ -25,6 +25,7 @@ constexpr SubCommand kSubCommands[] = {
     {"trust", sepp::app::RunTrustCommand},
     {"replay", sepp::app::RunReplayCommand},
     {"mcp", sepp::app::RunMcpCommand},
+    {"plugin", sepp::app::RunPluginCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };
