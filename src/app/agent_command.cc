@@ -25,6 +25,7 @@
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
 #include "ext/mcp/servers.h"
+#include "ext/plugins/plugins.h"
 #include "sandbox/defaults.h"
 
 namespace sepp::app {
@@ -115,6 +116,23 @@ int StartMcpServers(runtime::SessionOptions* so) {
   return 0;
 }
 
+// The confirmed WebAssembly plugins (docs/plugins.md); their tools join the
+// session's beside the MCP servers'. One that is not loaded is a warning.
+void LoadPlugins(runtime::SessionOptions* so) {
+  std::vector<std::string> warnings;
+  std::shared_ptr<ext::plugins::Plugins> plugins = ext::plugins::Plugins::Load(so->cwd, &warnings);
+  for (const auto& w : warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
+  for (const auto& info : plugins->infos())
+    if (!info.loaded && !info.errors.empty())
+      std::fprintf(stderr, "sepp: plugin %s %s\n", info.name.c_str(), info.errors[0].c_str());
+  if (plugins->loaded().empty()) return;
+  so->extra_tools = [plugins, before = so->extra_tools] {
+    std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
+    for (auto& t : plugins->MakeTools()) all.push_back(std::move(t));
+    return all;
+  };
+}
+
 // The runtime's options from the command line; 0, or the exit status of a
 // usage error (already reported).
 // source: where the providers come from (live, recording or replaying,
@@ -155,6 +173,7 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
                  "they can read your secrets, write anywhere and use the network\n");
   }
   if (int rc = StartMcpServers(so); rc != 0) return rc;
+  LoadPlugins(so);
   so->no_session = o.no_session;
   so->continue_latest = o.continue_latest;
   so->resume = o.resume;

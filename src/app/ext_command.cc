@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "app/commands.h"
 #include "base/json.h"
@@ -69,6 +70,8 @@ int List(const std::filesystem::path& dir, bool json) {
 }  // namespace
 
 int RunExtCommand(int argc, char** argv) {
+  // `sepp ext audit FILE.wasm` is the plugin audit (plugin_command.cc).
+  if (argc >= 2 && std::string_view(argv[1]) == "audit") return RunPluginCommand(argc, argv);
   CLI::App app{"Show sepp's extensions (skills, prompt templates, hooks, plugins, MCP servers).",
                "sepp ext"};
   app.require_subcommand(1);
@@ -77,6 +80,7 @@ int RunExtCommand(int argc, char** argv) {
   CLI::App* list = app.add_subcommand(
       "list", "every extension sepp would load here: where from, tier, what it may do, trust, "
               "load errors");
+  app.add_subcommand("audit", "FILE.wasm: a plugin module's imports mapped to capabilities");
   list->add_flag("--json", json, "one JSON object {extensions: [...]}");
   list->add_option("DIR", dir, "the working folder to look from (default: the current one)");
   try {

@@ -28,6 +28,7 @@ constexpr SubCommand kSubCommands[] = {
     {"mcp", sepp::app::RunMcpCommand},
     {"serve", sepp::app::RunServeCommand},
     {"api", sepp::app::RunApiCommand},
+    {"plugin", sepp::app::RunPluginCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };

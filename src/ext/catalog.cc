@@ -6,6 +6,7 @@
 #include "ext/hook_loader.h"
 #include "ext/mcp/config.h"
 #include "ext/mcp/servers.h"
+#include "ext/plugins/plugins.h"
 #include "ext/resources.h"
 #include "ext/themes/theme_file.h"
 
@@ -17,6 +18,7 @@ constexpr CatalogContributor kContributors[] = {
     &ResourceExtensions,  // tier 1: skills, prompt templates
     &ThemeExtensions,     // tier 1: themes
     &HookExtensions,      // tier 2: Lua hooks, hooks.json
+    &plugins::ListPlugins,  // tier 3: WebAssembly plugins
     &McpExtensions,       // tier 4: MCP servers
 };
 
