@@ -141,8 +141,7 @@ std::string CheckPath(const HostEnv& env, const std::string& raw, bool write, fs
   ctx.cwd = env.workspace;
   ctx.policy = &policy;
   tools::PathGuard guard(ctx);
-  std::string why = write ? guard.CheckWrite(c) : guard.CheckRead(c);
-  if (!why.empty()) return why;
+  if (auto denial = write ? guard.CheckWrite(c) : guard.CheckRead(c)) return denial->text;
   *resolved = c;
   return "";
 }
