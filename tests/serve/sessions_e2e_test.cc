@@ -307,5 +307,43 @@ TEST_F(ServeSessions, HundredSubscribersEachGetEveryEventOnceInOrder) {
   EXPECT_EQ(text, big);
 }
 
+
+TEST_F(ServeSessions, TheApiCommandMirrorsTheSessionEndpoints) {
+  fake_.SetScript({{"responses", {{{"text", "via the cli"}}}}});
+  std::map<std::string, std::string> env = {{"SEPP_SERVE_URL", server_->url("")},
+                                            {"SEPP_SERVE_TOKEN", kToken}};
+  std::string out, err;
+  auto api = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "api");
+    return RunSepp(args, env, &out, &err);
+  };
+  ASSERT_EQ(api({"sessions", "create", "c1", "--agent", "sepp", "--directory", cwd(), "--title", "t"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["healthy"], true) << out;
+  EXPECT_EQ(api({"sessions", "create", "c2", "--agent", "claude"}), 1);
+  EXPECT_NE(err.find("urn:sepp:error:unsupported_agent"), std::string::npos) << err;
+  ASSERT_EQ(api({"sessions", "send-message-stream", "c1", "--message", "hi"}), 0) << err;
+  std::string text, last;
+  for (const auto& line : SplitLines(out)) {
+    auto e = ParseJson(line);
+    ASSERT_TRUE(e.ok()) << line;
+    last = (*e)["type"];
+    if (last == "item.delta") text += (*e)["data"]["delta"].get<std::string>();
+  }
+  EXPECT_EQ(text, "via the cli");
+  EXPECT_EQ(last, "sepp.agent.settled");
+  ASSERT_EQ(api({"sessions", "events", "c1", "--offset", "1", "--limit", "2"}), 0) << err;
+  auto page = ParseJson(out);
+  ASSERT_EQ((*page)["events"].size(), 2u) << out;
+  EXPECT_EQ((*page)["events"][0]["sequence"], 2);
+  ASSERT_EQ(api({"sessions", "list"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["sessions"][0]["title"], "t");
+  EXPECT_EQ(api({"sessions", "permissions", "reply", "c1", "perm-9", "--reply", "once"}), 1);
+  EXPECT_NE(err.find("urn:sepp:error:not_found"), std::string::npos) << err;
+  EXPECT_EQ(api({"sessions", "permissions", "reply", "c1", "perm-9", "--reply", "maybe"}), 2);
+  ASSERT_EQ(api({"sessions", "terminate", "c1"}), 0) << err;
+  ASSERT_EQ(api({"sessions", "events-sse", "c1"}), 0) << err;  // ends with the session
+  EXPECT_EQ((*ParseJson(SplitLines(out).back()))["type"], "session.ended") << out;
+}
+
 }  // namespace
 }  // namespace sepp::servetest
