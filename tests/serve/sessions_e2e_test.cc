@@ -136,7 +136,7 @@ TEST_F(ServeSessions, APromptStreamsInTheUniversalSchemaAndReplaysFromAnyOffset)
   // One store: the agent's session is in `sepp sessions list`.
   std::string out, err;
   auto env = Env();
-  ASSERT_EQ(RunSepp({"sessions", "list"}, env, &out, &err), 0) << err;
+  ASSERT_EQ(RunSepp({"sessions", "list", "--all"}, env, &out, &err), 0) << err;
   EXPECT_NE(out.find(native_.substr(0, 8)), std::string::npos) << out;
 
   // Terminate: 204, the stream ends with session.ended, a replay ends too.
@@ -209,6 +209,8 @@ TEST_F(ServeSessions, APermissionIsAnsweredThroughTheApiDuringAMessageStream) {
 
 TEST_F(ServeSessions, HostileIdsBodiesAndQueriesGetTypedProblems) {
   const std::string bad = "urn:sepp:error:invalid_request";
+  // A link inside the workspace to a folder outside it is outside.
+  fs::create_symlink(root_ / "outside", root_ / "project" / "link-out");
   // Bodies of create, each wrong in one way.
   std::vector<std::pair<std::string, std::string>> creates = {
       {"not json", bad},
@@ -223,6 +225,8 @@ TEST_F(ServeSessions, HostileIdsBodiesAndQueriesGetTypedProblems) {
       {Json{{"agent", "sepp"}, {"directory", (root_ / "outside").string()}}.dump(), bad},
       {Json{{"agent", "sepp"}, {"directory", cwd() + "/../outside"}}.dump(), bad},
       {Json{{"agent", "sepp"}, {"directory", cwd() + "/missing"}}.dump(), bad},
+      {Json{{"agent", "sepp"}, {"directory", cwd() + "/link-out"}}.dump(), bad},
+      {Json{{"agent", "sepp"}, {"directory", cwd() + "/link-out/deeper"}}.dump(), bad},
       {R"({"agent":"sepp","model":["x"]})", bad},
   };
   for (const auto& [body, type] : creates) {
@@ -253,9 +257,10 @@ TEST_F(ServeSessions, HostileIdsBodiesAndQueriesGetTypedProblems) {
   EXPECT_EQ(Post("/v1/sessions/none/messages", R"({"message":"x"})").head.status, 404);
   EXPECT_EQ(Post("/v1/sessions/none/terminate", "").head.status, 404);
 
-  // The legitimate session next to all this works.
+  // The legitimate session next to all this works (in a subfolder too).
   fake_.SetScript({{"responses", {{{"text", "still fine"}}}}});
   Create("h1");
+  EXPECT_EQ(Post("/v1/sessions/h2", Json{{"agent", "sepp"}, {"directory", cwd() + "/sub"}}.dump()).head.status, 200);
   for (const char* q : {"offset=-1", "offset=abc", "offset=1&offset=2", "limit=0", "limit=10001",
                         "limit=x", "offset=%zz"}) {
     auto r = Get(std::string("/v1/sessions/h1/events?") + q);

@@ -30,7 +30,10 @@ class ServedSession {
                                                              translator_(id) {}
 
   void Start() {
-    sub_ = rt->Subscribe();
+    // Room for a long burst while the log is slow: a subscriber that falls
+    // this far behind is cut off by the bus (it ends the stream with an
+    // error event rather than skip events).
+    sub_ = rt->Subscribe(1 << 16);
     pump_ = std::thread([this] { Pump(); });
   }
 
