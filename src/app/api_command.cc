@@ -9,7 +9,13 @@
 //   sepp api acp post --server-id ID [--agent sepp] (--json J | --json-file F)
 //   sepp api acp stream --server-id ID [--last-event-id N]
 //   sepp api acp close --server-id ID
+//   sepp api sessions list | create ID --agent sepp [--model M] [--directory D] [--title T]
+//   sepp api sessions send-message ID --message TEXT | send-message-stream ID --message TEXT
+//   sepp api sessions events ID [--offset N] [--limit N] | events-sse ID [--offset N]
+//   sepp api sessions permissions reply ID PERMISSION_ID --reply once|always|reject
+//   sepp api sessions terminate ID
 //
+// A session stream prints each universal event as one JSON line.
 // --endpoint (default $SEPP_SERVE_URL, else http://127.0.0.1:2468) and
 // --token (default $SEPP_SERVE_TOKEN) pick the server.
 #include <cstdio>
@@ -74,16 +80,24 @@ int Call(const Target& t, const std::string& method, const std::string& path,
   return 0;
 }
 
-int Stream(const Target& t, const std::string& path, const std::string& last_event_id) {
-  net::HttpRequest r = MakeRequest(t, "GET", path);
+// bare: print each event's data as it is (the session API's universal
+// events carry their own sequence); else {"id", "message"}.
+int Stream(const Target& t, const std::string& path, const std::string& last_event_id,
+           bool bare = false, const std::string& post_body = "") {
+  net::HttpRequest r = MakeRequest(t, post_body.empty() ? "GET" : "POST", path);
   r.headers.emplace_back("Accept", "text/event-stream");
+  if (!post_body.empty()) {
+    r.headers.emplace_back("Content-Type", "application/json");
+    r.body = post_body;
+  }
   if (!last_event_id.empty()) r.headers.emplace_back("Last-Event-ID", last_event_id);
   r.read_timeout_s = 3600;  // heartbeats come every 15 s
   int status = 0;
   std::string error_body;
-  net::SseParser parser([](const net::SseEvent& e) {
+  net::SseParser parser([bare](const net::SseEvent& e) {
     auto j = ParseJson(e.data);
-    Json line = {{"id", e.id}, {"message", j.ok() ? *j : Json(e.data)}};
+    Json line = bare ? (j.ok() ? *j : Json(e.data))
+                     : Json{{"id", e.id}, {"message", j.ok() ? *j : Json(e.data)}};
     std::printf("%s\n", DumpJson(line).c_str());
     std::fflush(stdout);
   });
@@ -137,6 +151,41 @@ int RunApiCommand(int argc, char** argv) {
   stream->add_option("--last-event-id", last_event_id, "resume after this event");
   auto* close = acp->add_subcommand("close", "DELETE /v1/acp/{id}");
   close->add_option("--server-id", server_id, "the connection")->required();
+  auto* sessions = cli.add_subcommand("sessions", "sepp's session API (/v1/sessions)")->require_subcommand(1);
+  auto* sessions_list = sessions->add_subcommand("list", "GET /v1/sessions");
+  std::string session_id, model, directory, title, message, permission_id, reply;
+  int64_t offset = 0, limit = 0;
+  auto* create = sessions->add_subcommand("create", "POST /v1/sessions/{id}");
+  create->add_option("id", session_id, "the session id")->required();
+  create->add_option("--agent", agent, "the agent (sepp)")->required();
+  create->add_option("--model", model, "the model");
+  create->add_option("--directory", directory, "its folder, inside the server's workspaces");
+  create->add_option("--title", title, "a title");
+  auto* send = sessions->add_subcommand("send-message", "POST /v1/sessions/{id}/messages");
+  auto* send_stream = sessions->add_subcommand(
+      "send-message-stream", "POST /v1/sessions/{id}/messages/stream, one JSON line per event");
+  for (auto* c : {send, send_stream}) {
+    c->add_option("id", session_id, "the session id")->required();
+    c->add_option("--message", message, "the message")->required();
+  }
+  auto* events = sessions->add_subcommand("events", "GET /v1/sessions/{id}/events");
+  events->add_option("id", session_id, "the session id")->required();
+  events->add_option("--offset", offset, "the last sequence seen (exclusive)")->check(CLI::NonNegativeNumber);
+  events->add_option("--limit", limit, "at most this many")->check(CLI::Range(1, 10000));
+  auto* events_sse = sessions->add_subcommand(
+      "events-sse", "GET /v1/sessions/{id}/events/sse, one JSON line per event, live");
+  events_sse->add_option("id", session_id, "the session id")->required();
+  events_sse->add_option("--offset", offset, "the last sequence seen (exclusive)")->check(CLI::NonNegativeNumber);
+  auto* permissions = sessions->add_subcommand("permissions", "permission requests")->require_subcommand(1);
+  auto* permissions_reply =
+      permissions->add_subcommand("reply", "POST /v1/sessions/{id}/permissions/{pid}/reply");
+  permissions_reply->add_option("id", session_id, "the session id")->required();
+  permissions_reply->add_option("permission_id", permission_id, "the request's permission_id")->required();
+  permissions_reply->add_option("--reply", reply, "once, always or reject")
+      ->required()
+      ->check(CLI::IsMember({"once", "always", "reject"}));
+  auto* terminate = sessions->add_subcommand("terminate", "POST /v1/sessions/{id}/terminate");
+  terminate->add_option("id", session_id, "the session id")->required();
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -164,6 +213,26 @@ int RunApiCommand(int argc, char** argv) {
   }
   if (*stream) return Stream(t, "/v1/acp/" + server_id, last_event_id);
   if (*close) return Call(t, "DELETE", "/v1/acp/" + server_id);
+  const std::string base = "/v1/sessions/" + session_id;
+  if (*sessions_list) return Call(t, "GET", "/v1/sessions");
+  if (*create) {
+    Json body = {{"agent", agent}};
+    if (!model.empty()) body["model"] = model;
+    if (!directory.empty()) body["directory"] = directory;
+    if (!title.empty()) body["title"] = title;
+    return Call(t, "POST", base, DumpJson(body));
+  }
+  if (*send) return Call(t, "POST", base + "/messages", DumpJson(Json{{"message", message}}));
+  if (*send_stream)
+    return Stream(t, base + "/messages/stream", "", true, DumpJson(Json{{"message", message}}));
+  if (*events)
+    return Call(t, "GET", base + "/events?offset=" + std::to_string(offset) +
+                              (limit ? "&limit=" + std::to_string(limit) : ""));
+  if (*events_sse) return Stream(t, base + "/events/sse?offset=" + std::to_string(offset), "", true);
+  if (*permissions_reply)
+    return Call(t, "POST", base + "/permissions/" + permission_id + "/reply",
+                DumpJson(Json{{"reply", reply}}));
+  if (*terminate) return Call(t, "POST", base + "/terminate");
   return 2;
 }
 

@@ -78,7 +78,9 @@ TEST_F(McpE2E, UnconfirmedServerIsNotStarted) {
   auto list = Sepp({"ext", "list", "--json"}, Json::array());
   ASSERT_EQ(list.exit_code, 0) << list.err;
   Json found;
-  for (const auto& e : Json::parse(list.out)["extensions"])
+  // Bound to a name: a range-for over a member of a temporary dangles.
+  Json listed = Json::parse(list.out);
+  for (const auto& e : listed["extensions"])
     if (e["kind"] == "mcp-server" && e["name"] == "probe") found = e;
   ASSERT_TRUE(found.is_object()) << list.out;
   EXPECT_EQ(found["tier"], 4);

@@ -23,7 +23,22 @@ std::string_view OpenApiJson() {
                                    "serverStatus": {"type": "object"}, "configOptions": {"type": "array"}}},
       "JsonRpcMessage": {"type": "object", "required": ["jsonrpc"],
                          "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
-                                        "method": {"type": "string"}, "params": {}, "result": {}, "error": {"type": "object"}}}
+                                        "method": {"type": "string"}, "params": {}, "result": {}, "error": {"type": "object"}}},
+      "CreateSessionRequest": {"type": "object", "required": ["agent"],
+                               "properties": {"agent": {"const": "sepp"}, "model": {"type": "string"},
+                                              "directory": {"type": "string", "description": "absolute, inside the server's workspaces"},
+                                              "title": {"type": "string"}, "mcp": {"type": "object", "maxProperties": 0}}},
+      "MessageRequest": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string", "minLength": 1}}},
+      "SessionInfo": {"type": "object",
+                      "properties": {"sessionId": {"type": "string"}, "agent": {"type": "string"}, "nativeSessionId": {"type": "string"},
+                                     "directory": {"type": "string"}, "model": {"type": "string"}, "title": {"type": "string"},
+                                     "createdAtMs": {"type": "integer"}, "ended": {"type": "boolean"}, "eventCount": {"type": "integer"}}},
+      "UniversalEvent": {"type": "object", "required": ["event_id", "sequence", "time", "session_id", "source", "synthetic", "type", "data"],
+                         "properties": {"event_id": {"type": "string"}, "sequence": {"type": "integer", "minimum": 1},
+                                        "time": {"type": "string", "format": "date-time"}, "session_id": {"type": "string"},
+                                        "source": {"enum": ["agent", "daemon"]}, "synthetic": {"type": "boolean"},
+                                        "type": {"type": "string"}, "data": {"type": "object"},
+                                        "parent_call_id": {"type": "string"}, "child_session_id": {"type": "string"}}}
     },
     "responses": {
       "Problem": {"description": "an error", "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
@@ -31,7 +46,11 @@ std::string_view OpenApiJson() {
     "parameters": {
       "ServerId": {"name": "server_id", "in": "path", "required": true,
                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"}},
-      "Config": {"name": "config", "in": "query", "schema": {"type": "boolean"}}
+      "Config": {"name": "config", "in": "query", "schema": {"type": "boolean"}},
+      "SessionId": {"name": "session_id", "in": "path", "required": true,
+                    "schema": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"}},
+      "Offset": {"name": "offset", "in": "query", "description": "the last sequence seen (exclusive)",
+                 "schema": {"type": "integer", "minimum": 0}}
     }
   },
   "security": [{"bearer": []}],
@@ -72,7 +91,58 @@ std::string_view OpenApiJson() {
                       "404": {"$ref": "#/components/responses/Problem"}, "406": {"$ref": "#/components/responses/Problem"},
                       "410": {"$ref": "#/components/responses/Problem"}}},
       "delete": {"operationId": "deleteAcp", "responses": {"204": {"description": "closed (also when unknown)"}}}
-    }
+    },
+    "/v1/sessions": {"get": {"operationId": "listSessions",
+      "responses": {"200": {"description": "the sessions of this server",
+        "content": {"application/json": {"schema": {"type": "object", "properties": {"sessions": {"type": "array", "items": {"$ref": "#/components/schemas/SessionInfo"}}}}}}}}}},
+    "/v1/sessions/{session_id}": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "post": {"operationId": "createSession",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/CreateSessionRequest"}}}},
+        "responses": {"200": {"description": "started", "content": {"application/json": {"schema": {"type": "object",
+                        "properties": {"healthy": {"type": "boolean"}, "nativeSessionId": {"type": "string"}}}}}},
+                      "400": {"$ref": "#/components/responses/Problem"}, "403": {"$ref": "#/components/responses/Problem"},
+                      "409": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/messages": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "post": {"operationId": "postMessage",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MessageRequest"}}}},
+        "responses": {"204": {"description": "queued"}, "404": {"$ref": "#/components/responses/Problem"},
+                      "409": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/messages/stream": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "post": {"operationId": "postMessageStream",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/MessageRequest"}}}},
+        "responses": {"200": {"description": "SSE: data: <UniversalEvent> for this message's work, ending when the agent settles",
+                              "content": {"text/event-stream": {}}},
+                      "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/events": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "get": {"operationId": "getEvents",
+        "parameters": [{"$ref": "#/components/parameters/Offset"},
+                       {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000}}],
+        "responses": {"200": {"description": "the events after offset",
+                              "content": {"application/json": {"schema": {"type": "object", "properties": {
+                                "events": {"type": "array", "items": {"$ref": "#/components/schemas/UniversalEvent"}}, "hasMore": {"type": "boolean"}}}}}},
+                      "400": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/events/sse": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "get": {"operationId": "getEventsSse", "parameters": [{"$ref": "#/components/parameters/Offset"}],
+        "responses": {"200": {"description": "SSE: data: <UniversalEvent>, the events after offset, then live until the session ends; ': heartbeat' comments",
+                              "content": {"text/event-stream": {}}},
+                      "400": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/permissions/{permission_id}/reply": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"},
+                     {"name": "permission_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+      "post": {"operationId": "replyPermission",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object", "required": ["reply"],
+                          "properties": {"reply": {"enum": ["once", "always", "reject"]}}}}}},
+        "responses": {"204": {"description": "answered"}, "400": {"$ref": "#/components/responses/Problem"},
+                      "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/terminate": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "post": {"operationId": "terminateSession",
+        "responses": {"204": {"description": "ended (its turn aborted)"}, "404": {"$ref": "#/components/responses/Problem"}}}}
   }
 })json";
   return kDoc;

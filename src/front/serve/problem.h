@@ -27,6 +27,8 @@ inline constexpr const char* kUnsupportedAgent = "unsupported_agent";
 inline constexpr const char* kTimeout = "timeout";
 inline constexpr const char* kStreamError = "stream_error";  // the agent could not start
 inline constexpr const char* kReplayUnavailable = "replay_unavailable";
+inline constexpr const char* kSessionExists = "session_exists";
+inline constexpr const char* kSessionEnded = "session_ended";
 inline constexpr const char* kInternal = "internal";
 }  // namespace problem
 

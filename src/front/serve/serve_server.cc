@@ -59,6 +59,7 @@ ServeServer::~ServeServer() { Stop(); }
 
 Status ServeServer::Start() {
   hub_ = std::make_unique<AcpHub>(options_.hub);
+  sessions_ = std::make_unique<SessionHub>(options_.hub);
   net::HttpServerOptions ho;
   ho.host = options_.host;
   ho.port = options_.port;
@@ -75,6 +76,7 @@ Status ServeServer::Start() {
 
 void ServeServer::Stop() {
   if (http_) http_->Stop();
+  if (sessions_) sessions_->Shutdown();
   if (hub_) hub_->Shutdown();
 }
 
@@ -171,6 +173,7 @@ void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& 
       return SendJson(w, cors, 200, {{"already_installed", true}, {"artifacts", Json::array()}});
     }
   }
+  if (seg[1] == "sessions") return RouteSessions(req, w, cors, seg, *query);
   if (seg[1] == "acp") {
     if (seg.size() == 2) {
       if (m != "GET") return MethodNotAllowed(w, cors, "GET");
@@ -217,6 +220,83 @@ void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& 
     }
   }
   SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(path));
+}
+
+void ServeServer::RouteSessions(const net::HttpServerRequest& req, net::ResponseWriter& w,
+                                const net::Headers& cors, const std::vector<std::string>& seg,
+                                const Query& query) {
+  const std::string& m = req.method;
+  if (seg.size() == 2) {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    return SendJson(w, cors, 200, sessions_->List());
+  }
+  const std::string& id = seg[2];
+  if (!IsValidId(id))
+    return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                       "a session id is 1-128 of the characters A-Z a-z 0-9 . _ : -");
+  auto answer = [&](const HubAnswer& a) {
+    if (!a.problem_kind.empty()) return SendProblem(w, cors, a.status, a.problem_kind, a.detail);
+    if (a.status == 204) return SendEmpty(w, cors, 204);
+    SendJson(w, cors, a.status, a.body);
+  };
+  auto offset = [&]() -> Result<int64_t> {
+    auto it = query.find("offset");
+    return it == query.end() ? Result<int64_t>(0) : ParseCount(it->second, "offset");
+  };
+  // Every POST here takes a JSON body (or none: terminate).
+  bool json_body = MediaType(req.Header("Content-Type")) == "application/json";
+  auto needs_json = [&] {
+    SendProblem(w, cors, 415, problem::kUnsupportedMediaType,
+                "POST a JSON body with Content-Type: application/json");
+  };
+  const std::string sub = seg.size() > 3 ? seg[3] : "";
+  if (seg.size() == 3) {
+    if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+    if (!json_body) return needs_json();
+    return answer(sessions_->Create(id, req.body));
+  }
+  if (sub == "messages" && seg.size() <= 5) {
+    bool stream = seg.size() == 5;
+    if (stream && seg[4] != "stream")
+      return SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
+    if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+    if (!json_body) return needs_json();
+    if (!stream) return answer(sessions_->SendMessage(id, req.body));
+    return sessions_->SendMessageStream(id, req.body, w, cors);
+  }
+  if (sub == "events" && seg.size() == 4) {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    auto off = offset();
+    if (!off.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, off.error().message);
+    int64_t limit = 1000;
+    if (auto it = query.find("limit"); it != query.end()) {
+      auto l = ParseCount(it->second, "limit");
+      if (!l.ok() || *l < 1 || *l > 10000)
+        return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                           "limit must be a number from 1 to 10000");
+      limit = *l;
+    }
+    return answer(sessions_->Events(id, *off, static_cast<size_t>(limit)));
+  }
+  if (sub == "events" && seg.size() == 5 && seg[4] == "sse") {
+    if (m != "GET") return MethodNotAllowed(w, cors, "GET");
+    auto off = offset();
+    if (!off.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, off.error().message);
+    return sessions_->StreamEvents(id, *off, w, cors);
+  }
+  if (sub == "permissions" && seg.size() == 6 && seg[5] == "reply") {
+    if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+    if (!json_body) return needs_json();
+    if (!IsValidId(seg[4]))
+      return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                         "a permission id is 1-128 of the characters A-Z a-z 0-9 . _ : -");
+    return answer(sessions_->ReplyPermission(id, seg[4], req.body));
+  }
+  if (sub == "terminate" && seg.size() == 4) {
+    if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+    return answer(sessions_->Terminate(id));
+  }
+  SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
 }
 
 Json ServeServer::AgentInfo(bool with_config) {

@@ -2,7 +2,7 @@
 // clients unchanged (docs/serve.md has the API). This is the router: the
 // guard (token, Host, Origin, CORS) in front of every route, problem+json
 // errors, the control routes (/v1/health, /v1/agents, /v1/acp) and the ACP
-// transport, which is AcpHub's.
+// transport, which is AcpHub's; sepp's own session API is SessionHub's.
 #pragma once
 #include <memory>
 #include <string>
@@ -11,6 +11,8 @@
 #include "base/result.h"
 #include "front/serve/acp_hub.h"
 #include "front/serve/guard.h"
+#include "front/serve/query.h"
+#include "front/serve/session_hub.h"
 #include "net/http_server.h"
 
 namespace sepp::front::serve {
@@ -39,11 +41,15 @@ class ServeServer {
 
  private:
   void Route(const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors);
+  void RouteSessions(const net::HttpServerRequest& req, net::ResponseWriter& w,
+                     const net::Headers& cors, const std::vector<std::string>& seg,
+                     const Query& query);
   Json AgentInfo(bool with_config);
 
   ServeOptions options_;
   GuardConfig guard_;
   std::unique_ptr<AcpHub> hub_;
+  std::unique_ptr<SessionHub> sessions_;
   std::unique_ptr<net::HttpServer> http_;
   std::atomic<bool> ready_{false};  // guard_ knows the bound port
   int64_t started_ms_ = 0;

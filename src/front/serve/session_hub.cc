@@ -1,0 +1,408 @@
+#include "front/serve/session_hub.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+#include "base/clock.h"
+#include "front/serve/problem.h"
+#include "front/serve/universal_events.h"
+#include "runtime/agent_session.h"
+
+namespace sepp::front::serve {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// One session: the runtime, the pump that translates and stores its events,
+// and every universal event so far (sequence n is events[n-1]).
+class ServedSession {
+ public:
+  std::string id;
+  std::string native_id;
+  std::string directory;
+  std::string model;
+  std::string title;
+  int64_t created_ms = 0;
+  std::unique_ptr<runtime::AgentSession> rt;
+
+  ServedSession(std::string id_in, session::EventLog* log) : id(std::move(id_in)), log_(log),
+                                                             translator_(id) {}
+
+  void Start() {
+    // Room for a long burst while the log is slow: a subscriber that falls
+    // this far behind is cut off by the bus (it ends the stream with an
+    // error event rather than skip events).
+    sub_ = rt->Subscribe(1 << 16);
+    pump_ = std::thread([this] { Pump(); });
+  }
+
+  // Ends the agent (its turn is aborted) and the pump; idempotent.
+  void End() {
+    std::call_once(ended_once_, [this] {
+      rt->Abort();
+      rt->Close();  // publishes session.ended, closes the subscription
+      if (pump_.joinable()) pump_.join();
+    });
+  }
+
+  // Waits (up to wait) for an event after `after` or the end; copies the
+  // events after it (at most limit). False once ended and nothing is left.
+  bool Next(int64_t after, size_t limit, Clock::duration wait, std::vector<std::string>* out,
+            bool* more) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, wait, [&] { return static_cast<int64_t>(events_.size()) > after || ended_; });
+    size_t from = static_cast<size_t>(std::max<int64_t>(after, 0));
+    size_t to = std::min(events_.size(), from + limit);
+    for (size_t i = from; i < to; ++i) out->push_back(events_[i]);
+    if (more) *more = to < events_.size();
+    return !(ended_ && from >= events_.size());
+  }
+  int64_t count() {
+    std::lock_guard lock(mu_);
+    return static_cast<int64_t>(events_.size());
+  }
+  bool ended() {
+    std::lock_guard lock(mu_);
+    return ended_;
+  }
+
+ private:
+  void Pump() {
+    agent::Event e(agent::EventType::kError);
+    while (sub_->Pop(&e) == runtime::Subscription::Next::kEvent) {
+      for (Json& u : translator_.Translate(e)) {
+        std::string line = DumpJson(u);
+        // Stored before anyone sees it: a reader never gets an event the
+        // log could not give it again.
+        if (log_) (void)log_->Append("session/" + id, u["sequence"].get<int64_t>(), NowMs(), line);
+        std::lock_guard lock(mu_);
+        events_.push_back(std::move(line));
+        cv_.notify_all();
+      }
+    }
+    std::lock_guard lock(mu_);
+    ended_ = true;
+    cv_.notify_all();
+  }
+
+  session::EventLog* log_;
+  UniversalTranslator translator_;
+  std::shared_ptr<runtime::Subscription> sub_;
+  std::thread pump_;
+  std::once_flag ended_once_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::string> events_;
+  bool ended_ = false;
+};
+
+namespace {
+
+HubAnswer Problem(int status, const char* kind, std::string detail) {
+  HubAnswer a;
+  a.status = status;
+  a.problem_kind = kind;
+  a.detail = std::move(detail);
+  return a;
+}
+
+// A JSON object body, or the problem saying why not.
+Result<Json> ObjectBody(std::string_view body) {
+  auto j = ParseJson(body);
+  if (!j.ok() || !j->is_object())
+    return Error::Make("the body must be a JSON object (" +
+                           (j.ok() ? std::string("got another JSON value") : j.error().message) +
+                           ")",
+                       "invalid_request");
+  return *j;
+}
+
+// An optional string member: absent, or the string; another type is an error.
+Result<std::optional<std::string>> OptString(const Json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string())
+    return Error::Make(std::string("\"") + key + "\" must be a string", "invalid_request");
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+void SendSseHead(net::ResponseWriter& w, const net::Headers& extra) {
+  net::Headers h = {{"Content-Type", "text/event-stream"},
+                    {"Cache-Control", "no-cache"},
+                    {"X-Accel-Buffering", "no"}};
+  h.insert(h.end(), extra.begin(), extra.end());
+  w.Begin(200, h);
+}
+
+}  // namespace
+
+SessionHub::SessionHub(const AcpHubOptions& options) : options_(options) {
+  for (const auto& w : options_.workspaces) {
+    std::error_code ec;
+    fs::path c = fs::weakly_canonical(w, ec);
+    roots_.push_back(ec ? w.lexically_normal() : c);
+  }
+}
+
+SessionHub::~SessionHub() { Shutdown(); }
+
+std::shared_ptr<ServedSession> SessionHub::Find(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+std::optional<std::string> SessionHub::OutsideWorkspaces(const fs::path& dir) {
+  std::error_code ec;
+  fs::path c = fs::weakly_canonical(dir, ec);
+  if (ec) c = dir.lexically_normal();
+  for (const auto& root : roots_) {
+    auto mismatch = std::mismatch(root.begin(), root.end(), c.begin(), c.end());
+    if (mismatch.first == root.end()) return std::nullopt;
+  }
+  std::string list;
+  for (const auto& r : roots_) list += (list.empty() ? "" : ", ") + r.string();
+  return "\"directory\" " + dir.string() +
+         " is outside the workspaces this server was started with (" + list +
+         "); pick a folder inside one, or restart `sepp serve` with --workspace";
+}
+
+HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
+  auto req = ObjectBody(body);
+  if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
+  auto agent = OptString(*req, "agent");
+  auto model = OptString(*req, "model");
+  auto directory = OptString(*req, "directory");
+  auto title = OptString(*req, "title");
+  for (auto* r : {&agent, &model, &directory, &title})
+    if (!r->ok()) return Problem(400, problem::kInvalidRequest, r->error().message);
+  if (!*agent)
+    return Problem(400, problem::kInvalidRequest, "give the agent: {\"agent\": \"sepp\"}");
+  if (**agent != "sepp")
+    return Problem(400, problem::kUnsupportedAgent,
+                   "no agent \"" + (*agent)->substr(0, 64) + "\"; this server runs \"sepp\"");
+  for (const char* unsupported : {"agentMode", "permissionMode", "variant", "agentVersion", "skills"})
+    if (req->contains(unsupported))
+      return Problem(400, problem::kInvalidRequest,
+                     std::string("\"") + unsupported +
+                         "\" is not supported by sepp's session API; leave it out");
+  if (auto mcp = req->find("mcp"); mcp != req->end() && !mcp->is_null()) {
+    if (!mcp->is_object())
+      return Problem(400, problem::kInvalidRequest, "\"mcp\" must be an object of servers by name");
+    if (!mcp->empty())
+      return Problem(400, problem::kInvalidRequest,
+                     "MCP servers per session are not supported yet; configure them in "
+                     "[[mcp.servers]] of the settings instead");
+  }
+  fs::path dir = *directory ? fs::path(**directory)
+                            : (roots_.empty() ? fs::current_path() : roots_.front());
+  if (dir.is_relative())
+    return Problem(400, problem::kInvalidRequest, "\"directory\" must be an absolute path");
+  if (auto outside = OutsideWorkspaces(dir)) return Problem(403, problem::kInvalidRequest, *outside);
+  if (!fs::is_directory(dir))
+    return Problem(400, problem::kInvalidRequest,
+                   "\"directory\" " + dir.string() + " is not a directory");
+
+  {
+    std::lock_guard lock(mu_);
+    if (shut_down_) return Problem(503, problem::kInternal, "the server is stopping");
+    if (sessions_.count(id))
+      return Problem(409, problem::kSessionExists,
+                     "a session " + id + " exists; pick another id or terminate it first");
+  }
+  runtime::SessionOptions o = options_.agent.base;
+  o.cwd = dir;
+  if (options_.agent.policy_for) o.policy = options_.agent.policy_for(dir);
+  if (*model) o.model = **model;
+  o.no_session = false;
+  o.continue_latest = false;
+  o.resume.clear();
+  o.branch_entry.clear();
+  o.fork_entry.clear();
+  o.permissions.ask_front_end = true;  // answered through .../permissions/{pid}/reply
+  auto rt = runtime::AgentSession::Open(std::move(o));
+  if (!rt.ok())
+    return Problem(500, problem::kStreamError, "the agent could not start: " + rt.error().message);
+  auto s = std::make_shared<ServedSession>(id, options_.log);
+  s->rt = std::move(*rt);
+  auto st = s->rt->GetState();
+  s->native_id = st.session_id;
+  s->directory = dir.string();
+  s->model = st.model;
+  s->title = title->value_or("");
+  s->created_ms = NowMs();
+  {
+    std::lock_guard lock(mu_);
+    if (shut_down_ || sessions_.count(id)) {  // lost a race with another create
+      s->rt->Close();
+      return Problem(409, problem::kSessionExists, "a session " + id + " exists");
+    }
+    sessions_[id] = s;
+    s->Start();
+  }
+  HubAnswer a;
+  a.body = {{"healthy", true}, {"nativeSessionId", s->native_id}};
+  return a;
+}
+
+Json SessionHub::List() {
+  std::vector<std::shared_ptr<ServedSession>> all;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, s] : sessions_) all.push_back(s);
+  }
+  Json list = Json::array();
+  for (auto& s : all)
+    list.push_back({{"sessionId", s->id},
+                    {"agent", "sepp"},
+                    {"nativeSessionId", s->native_id},
+                    {"directory", s->directory},
+                    {"model", s->model},
+                    {"title", s->title},
+                    {"createdAtMs", s->created_ms},
+                    {"ended", s->ended()},
+                    {"eventCount", s->count()}});
+  return {{"sessions", list}};
+}
+
+HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id + "; create it first");
+  auto req = ObjectBody(body);
+  if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
+  auto message = OptString(*req, "message");
+  if (!message.ok()) return Problem(400, problem::kInvalidRequest, message.error().message);
+  if (!*message || (*message)->empty())
+    return Problem(400, problem::kInvalidRequest, "give the message: {\"message\": \"...\"}");
+  if (req->contains("attachments"))
+    return Problem(400, problem::kInvalidRequest, "attachments are not supported; leave them out");
+  if (s->ended()) return Problem(409, problem::kSessionEnded, "session " + id + " has ended");
+  // Busy: the message waits for the running prompt (a follow-up).
+  Status st = s->rt->Prompt(**message);
+  if (!st.ok() && st.error().kind == "busy") st = s->rt->FollowUp(**message);
+  if (!st.ok()) return Problem(409, problem::kSessionEnded, st.error().message);
+  HubAnswer a;
+  a.status = 204;
+  return a;
+}
+
+HubAnswer SessionHub::Events(const std::string& id, int64_t offset, size_t limit) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  std::vector<std::string> lines;
+  bool more = false;
+  s->Next(offset, limit, Clock::duration::zero(), &lines, &more);
+  Json events = Json::array();
+  for (const auto& l : lines) events.push_back(*ParseJson(l));
+  HubAnswer a;
+  a.body = {{"events", std::move(events)}, {"hasMore", more}};
+  return a;
+}
+
+namespace {
+
+// Writes the events after `cursor` as SSE data frames until stop(event)
+// says the stream is done, the session ends or the client goes.
+void Serve(ServedSession& s, int64_t cursor, net::ResponseWriter& w,
+           std::chrono::milliseconds heartbeat, const std::function<bool(const Json&)>& stop) {
+  auto next_beat = Clock::now() + heartbeat;
+  for (;;) {
+    if (w.client_gone()) return;
+    std::vector<std::string> lines;
+    bool more = false;
+    bool open = s.Next(cursor, 256, std::chrono::milliseconds(200), &lines, &more);
+    for (const auto& l : lines) {
+      ++cursor;
+      if (!w.Write("data: " + l + "\n\n")) return;
+      if (stop && stop(*ParseJson(l))) return (void)w.End();
+    }
+    if (!open) return (void)w.End();
+    if (Clock::now() >= next_beat) {
+      if (!w.Write(": heartbeat\n\n")) return;
+      next_beat = Clock::now() + heartbeat;
+    }
+  }
+}
+
+}  // namespace
+
+void SessionHub::StreamEvents(const std::string& id, int64_t offset, net::ResponseWriter& w,
+                              const net::Headers& extra) {
+  auto s = Find(id);
+  if (!s) return SendProblem(w, extra, 404, problem::kSessionNotFound, "no session " + id);
+  if (offset > s->count())
+    return SendProblem(w, extra, 400, problem::kInvalidRequest,
+                       "offset " + std::to_string(offset) + " is ahead of this session, whose last "
+                       "event is " + std::to_string(s->count()));
+  SendSseHead(w, extra);
+  Serve(*s, offset, w, options_.heartbeat, nullptr);
+}
+
+void SessionHub::SendMessageStream(const std::string& id, std::string_view body,
+                                   net::ResponseWriter& w, const net::Headers& extra) {
+  auto s = Find(id);
+  if (!s) return SendProblem(w, extra, 404, problem::kSessionNotFound, "no session " + id);
+  // The stream starts with what this message causes: everything after now.
+  int64_t cursor = s->count();
+  HubAnswer sent = SendMessage(id, body);
+  if (!sent.problem_kind.empty())
+    return SendProblem(w, extra, sent.status, sent.problem_kind, sent.detail);
+  SendSseHead(w, extra);
+  // The message's work ends when the agent settles (its follow-ups done).
+  Serve(*s, cursor, w, options_.heartbeat, [](const Json& e) {
+    return e["type"] == "sepp.agent.settled" || e["type"] == "session.ended";
+  });
+}
+
+HubAnswer SessionHub::ReplyPermission(const std::string& id, const std::string& permission_id,
+                                      std::string_view body) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  auto req = ObjectBody(body);
+  if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
+  auto reply = OptString(*req, "reply");
+  if (!reply.ok()) return Problem(400, problem::kInvalidRequest, reply.error().message);
+  agent::PermissionAnswer answer;
+  answer.source = "user";
+  if (*reply == "once") {
+    answer.choice = agent::PermissionChoice::kAllowOnce;
+  } else if (*reply == "always") {
+    answer.choice = agent::PermissionChoice::kAllowSession;
+  } else if (*reply == "reject") {
+    answer.choice = agent::PermissionChoice::kDeny;
+    answer.message = "the user rejected this through sepp serve";
+  } else {
+    return Problem(400, problem::kInvalidRequest,
+                   "\"reply\" must be \"once\", \"always\" or \"reject\"");
+  }
+  Status st = s->rt->AnswerPermission(permission_id, answer);
+  if (!st.ok())
+    return Problem(404, problem::kNotFound,
+                   "no pending permission request " + permission_id.substr(0, 128) + " in session " +
+                       id + " (" + st.error().message + ")");
+  HubAnswer a;
+  a.status = 204;
+  return a;
+}
+
+HubAnswer SessionHub::Terminate(const std::string& id) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  s->End();
+  HubAnswer a;
+  a.status = 204;
+  return a;
+}
+
+void SessionHub::Shutdown() {
+  std::map<std::string, std::shared_ptr<ServedSession>> all;
+  {
+    std::lock_guard lock(mu_);
+    shut_down_ = true;
+    all = sessions_;
+  }
+  for (auto& [id, s] : all) s->End();
+}
+
+}  // namespace sepp::front::serve

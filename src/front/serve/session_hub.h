@@ -1,0 +1,80 @@
+// sepp's own session API (sandbox-agent 0.1's /v1/sessions/…, docs/serve.md):
+// each session is an in-process AgentSession the hub subscribes to; its
+// events are translated to the universal schema (universal_events.h),
+// written to the event log (stream "session/<id>") and kept in memory, so a
+// reader at any offset gets every event once, in order, and a live reader
+// waits for the next. The agent never waits for a reader.
+//
+// The agent's session is stored like every sepp front end's (the SQLite
+// session store in $SEPP_HOME), so `sepp sessions list` shows it.
+#pragma once
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/json.h"
+#include "base/result.h"
+#include "front/serve/acp_hub.h"
+#include "net/http_server.h"
+
+namespace sepp::front::serve {
+
+class ServedSession;
+
+// What a route answers: a JSON body, an empty one (204), or a problem.
+struct HubAnswer {
+  int status = 200;
+  Json body;                 // 200/201
+  std::string problem_kind;  // set for an error status
+  std::string detail;
+};
+
+class SessionHub {
+ public:
+  // The agent options, workspaces, event log and heartbeat of the ACP hub.
+  explicit SessionHub(const AcpHubOptions& options);
+  ~SessionHub();  // Shutdown()
+  SessionHub(const SessionHub&) = delete;
+  SessionHub& operator=(const SessionHub&) = delete;
+
+  // POST /v1/sessions/{id} {agent, model?, directory?, title?, mcp?}.
+  HubAnswer Create(const std::string& id, std::string_view body);
+  // GET /v1/sessions.
+  Json List();
+  // POST /v1/sessions/{id}/messages {message}: queued, 204.
+  HubAnswer SendMessage(const std::string& id, std::string_view body);
+  // GET /v1/sessions/{id}/events?offset=&limit= -> {events, hasMore}.
+  HubAnswer Events(const std::string& id, int64_t offset, size_t limit);
+  // GET /v1/sessions/{id}/events/sse?offset=: replay after offset, then
+  // live until the session ends. Answers the request itself.
+  void StreamEvents(const std::string& id, int64_t offset, net::ResponseWriter& w,
+                    const net::Headers& extra_headers);
+  // POST /v1/sessions/{id}/messages/stream {message}: the SSE of this
+  // message's events, ending with its turn.ended... or session end.
+  void SendMessageStream(const std::string& id, std::string_view body, net::ResponseWriter& w,
+                         const net::Headers& extra_headers);
+  // POST /v1/sessions/{id}/permissions/{pid}/reply {reply: once|always|reject}.
+  HubAnswer ReplyPermission(const std::string& id, const std::string& permission_id,
+                            std::string_view body);
+  // POST /v1/sessions/{id}/terminate: aborts and ends it (idempotent).
+  HubAnswer Terminate(const std::string& id);
+  // Ends every session and joins every thread.
+  void Shutdown();
+
+ private:
+  std::shared_ptr<ServedSession> Find(const std::string& id);
+  std::optional<std::string> OutsideWorkspaces(const std::filesystem::path& dir);
+
+  AcpHubOptions options_;
+  std::vector<std::filesystem::path> roots_;  // canonical workspaces
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<ServedSession>> sessions_;
+  bool shut_down_ = false;
+};
+
+}  // namespace sepp::front::serve
