@@ -264,8 +264,8 @@ int HeldChild::Wait() {
   }
 }
 
-std::vector<std::string> HeldChild::Refusals() const {
-  return proxy_ ? proxy_->Refusals() : std::vector<std::string>{};
+std::vector<Denial> HeldChild::Refusals() const {
+  return proxy_ ? proxy_->Refusals() : std::vector<Denial>{};
 }
 
 HeldChild::~HeldChild() {

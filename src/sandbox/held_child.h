@@ -28,6 +28,7 @@
 
 #include "base/fd.h"
 #include "base/result.h"
+#include "sandbox/denial.h"
 #include "sandbox/policy.h"
 
 namespace sepp::sandbox {
@@ -73,8 +74,9 @@ class HeldChild {
   // Blocks until it has exited; returns the wait status.
   int Wait();
 
-  // What the egress proxy refused so far ("example.com: not in the allowlist").
-  std::vector<std::string> Refusals() const;
+  // What the egress proxy refused so far, typed (text: "example.com: not in
+  // the allowlist").
+  std::vector<Denial> Refusals() const;
 
  private:
   HeldChild();
