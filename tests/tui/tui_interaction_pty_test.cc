@@ -90,7 +90,7 @@ TEST_F(TuiPty, CopyWritesTheCodeBlockAsOsc52) {
   Type("show code\r");
   ASSERT_TRUE(WaitFor([&] { return ScreenHas("and more.") && !ScreenHas("working"); }));
   Type("/cop");
-  ASSERT_TRUE(WaitFor([&] { return ScreenHas("/copy [message | code N | tool N]"); }))
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("/copy [message | code N | tool N | thinking]"); }))
       << "autocomplete lists the command with its description";
   Type("y code 1\r");
   ASSERT_TRUE(WaitFor([&] { return ScreenHas("copied code block 1"); })) << ::testing::PrintToString(term_->Transcript());
@@ -339,6 +339,27 @@ TEST_F(TuiPty, TheQueueShowsAboveTheEditorAndAltUpTakesItBack) {
   EXPECT_EQ(DumpJson(requests[1].body).find("steer me"), std::string::npos) << "taken back before it went in";
   EXPECT_TRUE(ScreenHas("> steer me")) << "still in the editor";
   Type("\x03");  // clear
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, FoldedThinkingExpandsInTheViewer) {
+  Start(Json::parse(R"([{"thinking": "step one\nstep two\nstep three", "text": "done thinking"}])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("/view thinking\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("there is no thinking yet"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("think first\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("done thinking") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("\u25b8 thought for 3 lines (/view thinking expands it)"));
+  EXPECT_FALSE(ScreenHas("step two")) << "folded";
+  Type("/view thinking\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("q leaves") && ScreenHas("step two"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_EQ(term_->Row(0), "step one");
+  Type("q");
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("q leaves"); }));
+  EXPECT_FALSE(ScreenHas("step two")) << "the scrollback keeps it folded";
   Type("\x04");
   WaitExit();
 }

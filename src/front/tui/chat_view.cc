@@ -66,7 +66,8 @@ void ChatView::EndThinking() {
   thinking_.clear();
   thinking_lines_dropped_ = 0;
   if (text.empty()) return;
-  renderer_->Commit({Line{}.Add("\u25b8 thought for " + std::to_string(lines) + (lines == 1 ? " line" : " lines"),
+  renderer_->Commit({Line{}.Add("\u25b8 thought for " + std::to_string(lines) + (lines == 1 ? " line" : " lines") +
+                                   " (/view thinking expands it)",
                                theme_.thinking),
                      Line{}});
 }

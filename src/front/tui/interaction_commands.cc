@@ -87,8 +87,8 @@ void Interaction::AddBuiltinCommands() {
   add("fork", "[entry]", "a new session from here (or from an entry)", [this](const std::string& a) { CmdFork(a); });
   add("label", "text", "label the current entry (shown in /tree)", [this](const std::string& a) { CmdLabel(a); });
   add("name", "text", "name this session", [this](const std::string& a) { CmdName(a); });
-  add("copy", "[message | code N | tool N]", "copy to the clipboard (OSC 52)", [this](const std::string& a) { CmdCopy(a); });
-  add("view", "[message | tool N]", "show in the full-screen viewer", [this](const std::string& a) { CmdView(a); });
+  add("copy", "[message | code N | tool N | thinking]", "copy to the clipboard (OSC 52)", [this](const std::string& a) { CmdCopy(a); });
+  add("view", "[message | tool N | thinking]", "show in the full-screen viewer", [this](const std::string& a) { CmdView(a); });
   add("calls", "", "the running tool calls: abort one", [this](const std::string&) { CmdCalls(); });
   add("export", "[file.html]", "write this session as HTML", [this](const std::string& a) { CmdExport(a); });
   add("diff", "", "what the agent's edits and writes changed in this session", [this](const std::string&) { CmdDiff(); });
@@ -323,6 +323,30 @@ std::optional<std::string> Interaction::Target(const std::string& args, std::str
     *title = "code block " + std::to_string(n);
     return blocks[n - 1];
   }
+  if (what == "thinking") {
+    // Folded in the scrollback once it ended; the session keeps it.
+    auto messages = session_.Messages();
+    for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
+      if (m->role != llm::Role::kAssistant) continue;
+      std::string text;
+      bool redacted = false;
+      for (const auto& b : m->content) {
+        if (b.kind != llm::ContentBlock::Kind::kThinking) continue;
+        if (b.redacted) redacted = true;
+        else text += (text.empty() ? "" : "\n\n") + b.text;
+      }
+      if (!text.empty()) {
+        *title = "the last thinking";
+        return text;
+      }
+      if (redacted) {
+        *error = "the provider redacted the last thinking";
+        return std::nullopt;
+      }
+    }
+    *error = "there is no thinking yet";
+    return std::nullopt;
+  }
   if (what == "tool") {
     std::vector<const llm::Message*> outputs;
     auto messages = session_.Messages();
@@ -336,7 +360,7 @@ std::optional<std::string> Interaction::Target(const std::string& args, std::str
     *title = m.tool_name + " output" + (n > 1 ? " (" + std::to_string(n) + " back)" : "");
     return m.Text();
   }
-  *error = "copy what? message, code N or tool N";
+  *error = "which? message, code N, tool N or thinking";
   return std::nullopt;
 }
 
