@@ -78,7 +78,10 @@ TEST_F(McpE2E, UnconfirmedServerIsNotStarted) {
   auto list = Sepp({"ext", "list", "--json"}, Json::array());
   ASSERT_EQ(list.exit_code, 0) << list.err;
   Json found;
-  for (const auto& e : Json::parse(list.out)["extensions"])
+  // Held: a range-for over a member of the temporary parse() result would
+  // iterate a destroyed object.
+  Json listing = Json::parse(list.out);
+  for (const auto& e : listing["extensions"])
     if (e["kind"] == "mcp-server" && e["name"] == "probe") found = e;
   ASSERT_TRUE(found.is_object()) << list.out;
   EXPECT_EQ(found["tier"], 4);
