@@ -122,7 +122,8 @@ TEST_F(PluginE2E, PluginImportingAnUngrantedCapabilityIsRefused) {
   auto listed = Sepp({"ext", "list", "--json"}, Json::array());
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   bool seen = false;
-  for (const auto& e : Json::parse(listed.out)["extensions"])
+  const Json listing = Json::parse(listed.out);  // kept: the loop reads into it
+  for (const auto& e : listing["extensions"])
     if (e["kind"] == "plugin" && e["name"] == "read-notes") {
       seen = true;
       EXPECT_EQ(e["tier"], 3);

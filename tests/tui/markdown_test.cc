@@ -341,7 +341,7 @@ TEST(TuiMarkdown, ThinkingStreamsLiveAndFoldsWhenDone) {
   s.Send(delta);
   s.Send(agent::Event(agent::EventType::kTurnFinished));
   auto t = s.term.Transcript();
-  EXPECT_EQ(t[0], "\u25b8 thought for 2 lines");
+  EXPECT_EQ(t[0], "\u25b8 thought for 2 lines (/view thinking expands it)");
   EXPECT_EQ(std::find(t.begin(), t.end(), "  then I decide"), t.end()) << "folded";
   EXPECT_NE(std::find(t.begin(), t.end(), "the answer"), t.end());
 }

@@ -90,7 +90,7 @@ TEST_F(TuiPty, CopyWritesTheCodeBlockAsOsc52) {
   Type("show code\r");
   ASSERT_TRUE(WaitFor([&] { return ScreenHas("and more.") && !ScreenHas("working"); }));
   Type("/cop");
-  ASSERT_TRUE(WaitFor([&] { return ScreenHas("/copy [message | code N | tool N]"); }))
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("/copy [message | code N | tool N | thinking]"); }))
       << "autocomplete lists the command with its description";
   Type("y code 1\r");
   ASSERT_TRUE(WaitFor([&] { return ScreenHas("copied code block 1"); })) << ::testing::PrintToString(term_->Transcript());
@@ -276,6 +276,90 @@ TEST_F(TuiPty, CtrlOShowsTheWholeToolOutputFullScreenAndQLeavesTheScrollbackAlon
   EXPECT_NE(term_->written().find("\x1b[?1049l"), std::string::npos);
   EXPECT_EQ(term_->written().find("\x1b[2J"), std::string::npos);
   EXPECT_EQ(term_->written().find("\x1b[3J"), std::string::npos);
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, AnEditShowsAsANumberedDiffAndSlashDiffShowsWhatTheSessionChanged) {
+  std::ofstream(root_ / "ws" / "app.conf") << "name = demo\nport = 8080\nmode = fast\n";
+  Start(Json::parse(R"([
+    {"tool_calls": [{"id": "e1", "name": "edit",
+                     "arguments": {"path": "app.conf", "old_string": "port = 8080", "new_string": "port = 9090"}}]},
+    {"tool_calls": [{"id": "w1", "name": "write", "arguments": {"path": "notes.txt", "content": "moved to 9090\n"}}]},
+    {"text": "changed"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("/diff\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("has not edited or written a file"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("move the port\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("changed") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  // In the chat: old and new line numbers, the file header left out.
+  EXPECT_TRUE(ScreenHas("  2   - port = 8080")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("    2 + port = 9090"));
+  EXPECT_TRUE(ScreenHas("  3 3   mode = fast"));
+  Type("/diff\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("q leaves"); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("2 files changed by 1 edit and 1 write in this session"))
+      << ::testing::PrintToString(term_->ScreenRows());
+  EXPECT_TRUE(ScreenHas("-port = 8080"));
+  EXPECT_TRUE(ScreenHas("+port = 9090"));
+  EXPECT_TRUE(ScreenHas("+++ b/notes.txt"));
+  EXPECT_TRUE(ScreenHas("+moved to 9090"));
+  Type("q");
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("q leaves"); }));
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, TheQueueShowsAboveTheEditorAndAltUpTakesItBack) {
+  Start(Json::parse(R"([
+    {"tool_calls": [{"id": "wait", "name": "bash", "arguments": {"command": "until [ -e go ]; do sleep 0.05; done"}}]},
+    {"text": "went on"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("start\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("until [ -e go ]"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("steer me\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("\u23f8 steer: steer me  (Alt+Up edits the queue)"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("queued 1"));
+  Type("\x1b[1;3A");  // xterm's Alt+Up
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("1 queued message back in the editor"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("\u23f8 steer") && !ScreenHas("queued 1"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("> steer me"));
+  Touch(root_ / "ws" / "go");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("went on") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  auto requests = fp_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(DumpJson(requests[1].body).find("steer me"), std::string::npos) << "taken back before it went in";
+  EXPECT_TRUE(ScreenHas("> steer me")) << "still in the editor";
+  Type("\x03");  // clear
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, FoldedThinkingExpandsInTheViewer) {
+  Start(Json::parse(R"([{"thinking": "step one\nstep two\nstep three", "text": "done thinking"}])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("/view thinking\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("there is no thinking yet"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("think first\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("done thinking") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("\u25b8 thought for 3 lines (/view thinking expands it)"));
+  EXPECT_FALSE(ScreenHas("step two")) << "folded";
+  Type("/view thinking\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("q leaves") && ScreenHas("step two"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_EQ(term_->Row(0), "step one");
+  Type("q");
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("q leaves"); }));
+  EXPECT_FALSE(ScreenHas("step two")) << "the scrollback keeps it folded";
   Type("\x04");
   WaitExit();
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "front/tui/diff_view.h"
+
 namespace sepp::front::tui {
 namespace {
 
@@ -64,7 +66,8 @@ void ChatView::EndThinking() {
   thinking_.clear();
   thinking_lines_dropped_ = 0;
   if (text.empty()) return;
-  renderer_->Commit({Line{}.Add("\u25b8 thought for " + std::to_string(lines) + (lines == 1 ? " line" : " lines"),
+  renderer_->Commit({Line{}.Add("\u25b8 thought for " + std::to_string(lines) + (lines == 1 ? " line" : " lines") +
+                                   " (/view thinking expands it)",
                                theme_.thinking),
                      Line{}});
 }
@@ -95,8 +98,8 @@ std::vector<Line> ChatView::ToolTail(const std::string& output, size_t max_lines
   return tail;
 }
 
-void ChatView::CommitToolResult(const std::string& summary, const std::string& result, bool is_error,
-                                bool denied) {
+void ChatView::CommitToolResult(const std::string& tool, const std::string& summary, const std::string& result,
+                                bool is_error, bool denied) {
   std::vector<Line> lines;
   Line header;
   if (denied) header.Add("\u2717 denied ", theme_.error);
@@ -104,6 +107,19 @@ void ChatView::CommitToolResult(const std::string& summary, const std::string& r
   else header.Add("\u2713 ", theme_.success);
   header.Add(summary);
   lines.push_back(std::move(header));
+  // An edit's result is a line saying what changed, then its unified diff:
+  // drawn with line numbers and the changed words marked.
+  if (tool == "edit" && !is_error && result.find("\n@@ ") != std::string::npos) {
+    std::string_view first = std::string_view(result).substr(0, result.find('\n'));
+    lines.push_back(Line{}.Add("  ").Add(first, theme_.muted));
+    size_t omitted = 0;
+    for (auto& l : DiffLines(result, theme_, kDiffLines, &omitted)) lines.push_back(std::move(l));
+    if (omitted > 0)
+      lines.push_back(Line{}.Add("  \u2026 " + std::to_string(omitted) + " more lines (/view tool shows them)", theme_.muted));
+    lines.emplace_back();
+    renderer_->Commit(std::move(lines));
+    return;
+  }
   size_t earlier = 0;
   auto tail = ToolTail(result, kToolTailLines, &earlier);
   if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", theme_.muted));
@@ -130,7 +146,7 @@ void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max
           EndStream();
         }
         break;
-      case llm::Role::kToolResult: CommitToolResult(m.tool_name, m.Text(), m.is_error, false); break;
+      case llm::Role::kToolResult: CommitToolResult(m.tool_name, m.tool_name, m.Text(), m.is_error, false); break;
     }
   }
 }
@@ -182,7 +198,7 @@ void ChatView::OnEvent(const agent::Event& e) {
         tools_.erase(it);
         std::erase(tool_order_, e.call_id);
       }
-      CommitToolResult(summary, e.result, e.is_error, e.denied);
+      CommitToolResult(e.tool, summary, e.result, e.is_error, e.denied);
       break;
     }
     case EventType::kError:
@@ -195,6 +211,7 @@ void ChatView::OnEvent(const agent::Event& e) {
     case EventType::kUsage:
       tokens_in_ = e.total.input + e.total.cache_read + e.total.cache_write;
       tokens_out_ = e.total.output;
+      tokens_cached_ = e.total.cache_read;
       context_used_ = e.usage.input + e.usage.cache_read + e.usage.cache_write + e.usage.output;
       break;
     case EventType::kAgentStarted: busy_ = true; break;
@@ -203,9 +220,11 @@ void ChatView::OnEvent(const agent::Event& e) {
       busy_ = false;
       break;
     case EventType::kQueueUpdated:
-      queued_ = 0;
+      queue_.clear();
       for (const char* k : {"steering", "follow_up"}) {
-        if (e.data.is_object() && e.data.contains(k) && e.data[k].is_array()) queued_ += e.data[k].size();
+        if (!e.data.is_object() || !e.data.contains(k) || !e.data[k].is_array()) continue;
+        for (const auto& m : e.data[k])
+          queue_.push_back({k[0] == 's', m.is_string() ? m.get<std::string>() : std::string()});
       }
       break;
     default: break;
@@ -217,12 +236,22 @@ Line ChatView::Footer() const {
   if (const char* home = std::getenv("HOME"); home && *home && cwd.rfind(home, 0) == 0) {
     cwd = "~" + cwd.substr(std::string(home).size());
   }
-  std::string text = cwd + "  " + footer_.model + "  \u2191" + Compact(tokens_in_) + " \u2193" + Compact(tokens_out_);
+  std::string text = cwd;
+  if (!footer_.branch.empty()) text += " (" + footer_.branch + ")";
+  if (!footer_.session_name.empty()) text += "  \u201c" + footer_.session_name + "\u201d";
+  text += "  " + footer_.model;
+  if (!footer_.thinking.empty() && footer_.thinking != "off") text += " \u00b7 thinking " + footer_.thinking;
+  text += "  \u2191" + Compact(tokens_in_) + " \u2193" + Compact(tokens_out_);
+  if (tokens_cached_ > 0) text += " cached " + Compact(tokens_cached_);
   if (footer_.context_window > 0) {
     text += "  ctx " + Compact(context_used_) + "/" + Compact(footer_.context_window) + " (" +
-            std::to_string(context_used_ * 100 / footer_.context_window) + "%)";
+            std::to_string(context_used_ * 100 / footer_.context_window) + "%";
+    // The auto-compaction mark: where the loop will compact by itself.
+    if (footer_.compacts_at > 0) text += ", compacts at " + Compact(footer_.compacts_at);
+    else if (footer_.compacts_at < 0) text += ", auto-compaction off";
+    text += ")";
   }
-  if (queued_ > 0) text += "  queued " + std::to_string(queued_);
+  if (!queue_.empty()) text += "  queued " + std::to_string(queue_.size());
   Line footer;
   footer.Add(text, theme_.muted);
   if (busy_) footer.Add("  working (Esc aborts)", theme_.running);
@@ -245,6 +274,20 @@ void ChatView::Refresh(const Editor& editor, std::vector<Line> panel) {
     size_t earlier = 0;
     for (auto& l : ToolTail(tool.output_tail, kToolTailLines, &earlier)) live.push_back(std::move(l));
   }
+  // The queue, one line a message (its first line), so what is waiting can
+  // be seen and taken back (Alt+Up) before it goes in.
+  for (size_t i = 0; i < queue_.size() && i < kQueueLines; ++i) {
+    std::string_view text = queue_[i].second;
+    bool more_lines = text.find('\n') != std::string_view::npos;
+    text = text.substr(0, text.find('\n'));
+    Line l;
+    l.Add(queue_[i].first ? "  \u23f8 steer: " : "  \u23f8 follow-up: ", theme_.muted).Add(text);
+    if (more_lines) l.Add(" \u2026", theme_.muted);
+    if (i == 0) l.Add("  (Alt+Up edits the queue)", theme_.muted);
+    live.push_back(std::move(l));
+  }
+  if (queue_.size() > kQueueLines)
+    live.push_back(Line{}.Add("  \u2026 " + std::to_string(queue_.size() - kQueueLines) + " more queued", theme_.muted));
   for (auto& l : panel) live.push_back(std::move(l));
   Caret caret;
   for (auto& l : editor.Render(live.size(), &caret)) live.push_back(std::move(l));

@@ -25,6 +25,12 @@ struct FooterInfo {
   std::string cwd;    // shown with $HOME as ~
   std::string model;
   int64_t context_window = 0;  // tokens; 0: unknown (not shown)
+  std::string branch;          // git branch of cwd, "" outside a repository
+  std::string session_name;    // "" when not named
+  std::string thinking;        // the level; "" or "off": not shown
+  // The context size at which the loop compacts by itself (window minus
+  // reserve); 0: not shown, -1: automatic compaction is off.
+  int64_t compacts_at = 0;
 };
 
 class ChatView {
@@ -34,6 +40,9 @@ class ChatView {
 
   // Thinking shows its last lines while it streams.
   static constexpr size_t kThinkingTailLines = 6;
+
+  // Lines of an edit's diff shown under its header (/view tool N shows all).
+  static constexpr size_t kDiffLines = 40;
 
   explicit ChatView(InlineRenderer* renderer) : renderer_(renderer), answer_(&Theme::Dark()) {}
 
@@ -53,6 +62,10 @@ class ChatView {
   void Refresh(const Editor& editor, std::vector<Line> panel = {});
 
   bool busy() const { return busy_; }
+  size_t queued() const { return queue_.size(); }
+
+  // Queued messages shown above the editor (the footer counts all).
+  static constexpr size_t kQueueLines = 4;
 
  private:
   struct RunningTool {
@@ -65,8 +78,8 @@ class ChatView {
   void EndStream();
   std::vector<Line> ToolTail(const std::string& output, size_t max_lines, size_t* earlier) const;
   Line Footer() const;
-  void CommitToolResult(const std::string& summary, const std::string& result, bool is_error,
-                        bool denied);
+  void CommitToolResult(const std::string& tool, const std::string& summary, const std::string& result,
+                        bool is_error, bool denied);
 
   InlineRenderer* renderer_;
   FooterInfo footer_;
@@ -80,8 +93,11 @@ class ChatView {
   bool busy_ = false;
   int64_t tokens_in_ = 0;
   int64_t tokens_out_ = 0;
+  int64_t tokens_cached_ = 0;  // of tokens_in_: read from the provider's cache
   int64_t context_used_ = 0;  // the last call's prompt and answer
-  size_t queued_ = 0;
+  // The queued messages in the order they go in: steers (at the next tool
+  // boundary) first, then follow-ups (after the turn). true: a steer.
+  std::vector<std::pair<bool, std::string>> queue_;
 };
 
 }  // namespace sepp::front::tui

@@ -7,7 +7,9 @@
 #include <filesystem>
 
 #include "base/strings.h"
+#include "agent/compaction.h"
 #include "front/tui/external_editor.h"
+#include "front/tui/git_branch.h"
 #include "llm/models.h"
 
 namespace sepp::front::tui {
@@ -37,8 +39,19 @@ Interaction::Interaction(runtime::AgentSession& session, ChatView& view, InlineR
 
 void Interaction::UpdateFooter() {
   runtime::SessionState state = session_.GetState();
-  view_.SetFooter({state.cwd.string(), state.model,
-                   llm::LookupModel(state.provider, state.model).context_window});
+  FooterInfo info;
+  info.cwd = state.cwd.string();
+  info.model = state.model;
+  info.context_window = llm::LookupModel(state.provider, state.model).context_window;
+  info.branch = GitBranch(state.cwd);
+  info.session_name = state.session_name;
+  info.thinking = runtime::ToString(state.thinking);
+  // The loop compacts at the window minus its reserve (agent.cc); the
+  // session uses the default reserve (no setting changes it).
+  if (!state.auto_compaction) info.compacts_at = -1;
+  else if (info.context_window > agent::CompactionSettings{}.reserve_tokens)
+    info.compacts_at = info.context_window - agent::CompactionSettings{}.reserve_tokens;
+  view_.SetFooter(std::move(info));
 }
 
 void Interaction::Resize(int cols, int rows) {
@@ -91,6 +104,13 @@ void Interaction::Handle(const InputEvent& e) {
   if (search_.active && HandleSearch(e)) return;
   if (completion_.shown && HandleCompletion(e)) return;
 
+  // Alt+Up with messages queued: they come back into the editor (above what
+  // is being written) and leave the queue, to be changed or dropped.
+  if (e.type == InputEvent::Type::kKey && e.key == Key::kUp && (e.mods & kAlt) && view_.queued() > 0) {
+    PullQueue();
+    return;
+  }
+
   std::string before = editor_.text();
   Editor::Action action = editor_.Handle(e);
   if (action != Editor::Action::kInterrupt) ctrl_c_armed_ = false;
@@ -102,6 +122,25 @@ void Interaction::Handle(const InputEvent& e) {
   UpdateCompletion();
 }
 
+void Interaction::IntoEditor(const runtime::QueueState& queued) {
+  std::string back;
+  for (const auto* list : {&queued.steering, &queued.follow_up}) {
+    for (const auto& m : *list) back += (back.empty() ? "" : "\n") + m;
+  }
+  if (!back.empty()) editor_.SetText(back + (editor_.empty() ? "" : "\n" + editor_.text()));
+}
+
+void Interaction::PullQueue() {
+  runtime::QueueState queued = session_.ClearQueue();
+  size_t n = queued.steering.size() + queued.follow_up.size();
+  IntoEditor(queued);
+  // The runtime's queue.updated event clears the view's list; a pull that
+  // found the queue already drained (the steer just went in) says so.
+  view_.Notice(n == 0 ? "the queue was empty: its messages had gone in"
+                      : std::to_string(n) + (n == 1 ? " queued message" : " queued messages") +
+                            " back in the editor");
+}
+
 void Interaction::HandleEditorAction(Editor::Action action) {
   switch (action) {
     case Editor::Action::kSubmit: Submit(false); break;
@@ -111,12 +150,7 @@ void Interaction::HandleEditorAction(Editor::Action action) {
       break;
     case Editor::Action::kEscape:
       if (view_.busy()) {
-        runtime::QueueState queued = session_.Abort();
-        std::string back;
-        for (const auto* list : {&queued.steering, &queued.follow_up}) {
-          for (const auto& m : *list) back += (back.empty() ? "" : "\n") + m;
-        }
-        if (!back.empty()) editor_.SetText(back + (editor_.empty() ? "" : "\n" + editor_.text()));
+        IntoEditor(session_.Abort());
         view_.Notice("aborted");
       }
       break;
@@ -384,6 +418,7 @@ void Interaction::OnEvent(const agent::Event& e) {
     case EventType::kAgentSettled:
       running_calls_.clear();
       running_summaries_.clear();
+      UpdateFooter();  // the turn may have switched the git branch
       break;
     default: break;
   }

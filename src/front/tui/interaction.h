@@ -89,6 +89,9 @@ class Interaction {
   void ShowSessionTail(size_t messages);
   std::vector<Line> Panel() const;
   void UpdateFooter();
+  // Queued messages back into the editor, above its text.
+  void IntoEditor(const runtime::QueueState& queued);
+  void PullQueue();
 
   // The built-in commands' bodies (interaction_commands.cc).
   void CmdHelp();
@@ -105,6 +108,7 @@ class Interaction {
   void CmdView(const std::string& args);
   void CmdExport(const std::string& args);
   void CmdCalls();
+  void CmdDiff();
   // What /copy and /view address: "message" (the last answer), "code N"
   // (its Nth code block), "tool N" (the Nth latest tool output); an error
   // message in *error when there is none.

@@ -1,10 +1,12 @@
 // The built-in slash commands (docs/tui.md lists them).
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
 #include "base/json.h"
 #include "front/tui/clipboard.h"
 #include "front/tui/interaction.h"
+#include "front/tui/session_diff.h"
 #include "runtime/settings.h"
 #include "session/store.h"
 
@@ -42,6 +44,33 @@ std::string OneLine(std::string s, size_t max) {
   return s;
 }
 
+// The keys, for /help and /hotkeys (docs/tui.md has the full table).
+constexpr std::pair<const char*, const char*> kHotkeys[] = {
+    {"Enter", "send (a steer while working)"},
+    {"Alt+Enter", "queue a follow-up"},
+    {"Alt+Up", "take the queued messages back into the editor"},
+    {"Shift+Enter, Ctrl+J", "a newline"},
+    {"Esc", "abort the turn"},
+    {"Up / Down", "earlier prompts"},
+    {"Ctrl+R", "search earlier prompts"},
+    {"Ctrl+_ / Alt+_", "undo / redo"},
+    {"Ctrl+G", "edit the prompt in $EDITOR"},
+    {"Tab", "complete a /command; @ completes a file"},
+    {"Ctrl+O", "view the last tool output full-screen"},
+    {"Ctrl+X", "abort one running call (the turn goes on)"},
+    {"Ctrl+C", "clear the editor (twice: quit)"},
+    {"Ctrl+D", "quit"},
+};
+
+std::string HotkeysText() {
+  size_t widest = 0;
+  for (const auto& [key, what] : kHotkeys) widest = std::max(widest, std::string_view(key).size());
+  std::string text = "keys:";
+  for (const auto& [key, what] : kHotkeys)
+    text += "\n  " + std::string(key) + std::string(widest - std::string_view(key).size() + 2, ' ') + what;
+  return text;
+}
+
 }  // namespace
 
 void Interaction::AddBuiltinCommands() {
@@ -58,10 +87,12 @@ void Interaction::AddBuiltinCommands() {
   add("fork", "[entry]", "a new session from here (or from an entry)", [this](const std::string& a) { CmdFork(a); });
   add("label", "text", "label the current entry (shown in /tree)", [this](const std::string& a) { CmdLabel(a); });
   add("name", "text", "name this session", [this](const std::string& a) { CmdName(a); });
-  add("copy", "[message | code N | tool N]", "copy to the clipboard (OSC 52)", [this](const std::string& a) { CmdCopy(a); });
-  add("view", "[message | tool N]", "show in the full-screen viewer", [this](const std::string& a) { CmdView(a); });
+  add("copy", "[message | code N | tool N | thinking]", "copy to the clipboard (OSC 52)", [this](const std::string& a) { CmdCopy(a); });
+  add("view", "[message | tool N | thinking]", "show in the full-screen viewer", [this](const std::string& a) { CmdView(a); });
   add("calls", "", "the running tool calls: abort one", [this](const std::string&) { CmdCalls(); });
   add("export", "[file.html]", "write this session as HTML", [this](const std::string& a) { CmdExport(a); });
+  add("diff", "", "what the agent's edits and writes changed in this session", [this](const std::string&) { CmdDiff(); });
+  add("hotkeys", "", "the keys", [this](const std::string&) { view_.Notice(HotkeysText()); });
   add("quit", "", "leave sepp", [this](const std::string&) { quit_ = true; });
 }
 
@@ -71,11 +102,7 @@ void Interaction::CmdHelp() {
   std::string text = "commands:\n";
   for (const auto& c : commands_.all())
     text += "  /" + c.name + (c.args.empty() ? "" : " " + c.args) + "  " + c.description + "\n";
-  text +=
-      "keys: Enter sends (a steer while working), Alt+Enter a follow-up, Shift+Enter or Ctrl+J a newline,\n"
-      "  Esc aborts the turn, Up/Down earlier prompts, Ctrl+R searches them, Ctrl+_ undo, Alt+_ redo,\n"
-      "  Ctrl+G edits in $EDITOR, Tab completes, @ completes a file, Ctrl+O views the last tool output,\n"
-      "  Ctrl+X aborts one running call, Ctrl+C clears (twice: quits), Ctrl+D quits";
+  text += HotkeysText();
   view_.Notice(text);
 }
 
@@ -104,6 +131,7 @@ void Interaction::CmdThinking(const std::string& args) {
       return;
     }
     Status st = session_.SetThinking(level);
+    if (st.ok()) UpdateFooter();
     view_.Notice(st.ok() ? std::string("thinking: ") + runtime::ToString(level) : "sepp: " + st.error().message);
   };
   if (!args.empty()) return set(args);
@@ -252,6 +280,7 @@ void Interaction::CmdName(const std::string& args) {
     return;
   }
   Status st = session_.SetSessionName(args);
+  if (st.ok()) UpdateFooter();
   view_.Notice(st.ok() ? "session name: " + args : "sepp: " + st.error().message);
 }
 
@@ -294,6 +323,30 @@ std::optional<std::string> Interaction::Target(const std::string& args, std::str
     *title = "code block " + std::to_string(n);
     return blocks[n - 1];
   }
+  if (what == "thinking") {
+    // Folded in the scrollback once it ended; the session keeps it.
+    auto messages = session_.Messages();
+    for (auto m = messages.rbegin(); m != messages.rend(); ++m) {
+      if (m->role != llm::Role::kAssistant) continue;
+      std::string text;
+      bool redacted = false;
+      for (const auto& b : m->content) {
+        if (b.kind != llm::ContentBlock::Kind::kThinking) continue;
+        if (b.redacted) redacted = true;
+        else text += (text.empty() ? "" : "\n\n") + b.text;
+      }
+      if (!text.empty()) {
+        *title = "the last thinking";
+        return text;
+      }
+      if (redacted) {
+        *error = "the provider redacted the last thinking";
+        return std::nullopt;
+      }
+    }
+    *error = "there is no thinking yet";
+    return std::nullopt;
+  }
   if (what == "tool") {
     std::vector<const llm::Message*> outputs;
     auto messages = session_.Messages();
@@ -307,7 +360,7 @@ std::optional<std::string> Interaction::Target(const std::string& args, std::str
     *title = m.tool_name + " output" + (n > 1 ? " (" + std::to_string(n) + " back)" : "");
     return m.Text();
   }
-  *error = "copy what? message, code N or tool N";
+  *error = "which? message, code N, tool N or thinking";
   return std::nullopt;
 }
 
@@ -336,6 +389,15 @@ void Interaction::CmdView(const std::string& args) {
 void Interaction::CmdExport(const std::string& args) {
   auto path = session_.ExportHtml(args);
   view_.Notice(path.ok() ? "exported to " + *path : "sepp: " + path.error().message);
+}
+
+void Interaction::CmdDiff() {
+  SessionDiff diff = DiffOfSession(session_.Messages());
+  if (diff.text.empty()) {
+    view_.Notice("sepp: /diff: the agent has not edited or written a file in this session");
+    return;
+  }
+  OpenViewer("/diff: " + std::to_string(diff.files.size()) + (diff.files.size() == 1 ? " file" : " files"), diff.text);
 }
 
 void Interaction::CmdCalls() {
