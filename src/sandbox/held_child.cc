@@ -21,6 +21,7 @@
 
 #include "sandbox/child.h"
 #include "sandbox/child_env.h"
+#include "sandbox/confinement.h"
 #include "sandbox/limits.h"
 #include "sandbox/mounts.h"
 #include "sandbox/namespaces.h"
@@ -102,33 +103,19 @@ Result<std::unique_ptr<HeldChild>> HeldChild::Start(const HeldSpec& spec, const 
     }
     held->pid_ = pid;
   } else {
-    if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
-    if (policy.net == NetMode::kProxy)
-      if (auto allow = NormalizeAllowlist(policy.allow_domains); !allow.ok()) return allow.error();
-    auto mounts = BuildMountPlan(policy, spec.cwd);
-    if (!mounts.ok()) return mounts.error();
-    LandlockPlan landlock;
-    landlock.abi = LandlockAbi();
-    landlock.rules = mounts->landlock;
-    landlock.restrict_tcp = policy.net != NetMode::kHost;
-    std::vector<RlimitSetting> rlimits = BuildRlimits(policy.limits);
-    if (policy.limits.max_processes > 0 && geteuid() == 0) {
-      auto cg = PidsCgroup::Create(policy.limits.max_processes);
-      if (!cg.ok()) return cg.error();
-      held->cgroup_ = std::move(*cg);
-    }
+    auto confinement = PrepareConfinement(policy, spec.cwd);
+    if (!confinement.ok()) return confinement.error();
+    auto& [mounts, landlock, rlimits, cgroup] = *confinement;
+    held->cgroup_ = std::move(cgroup);
     auto report = MakePipe();
     if (!report.ok()) return report.error();
     PointTmpdirAtAWritableFolder(policy, &env);
     UniqueFd proxy_parent, proxy_child;
     if (policy.net == NetMode::kProxy) {
-      int sv[2];
-      if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-        return Error::Make("socketpair: " + ErrnoText(errno));
-      proxy_parent.Reset(sv[0]);
-      proxy_child.Reset(sv[1]);
-      landlock.connect_ports.push_back(kProxyPort);
-      AddProxyEnv(policy, &env);
+      auto channel = OpenProxyChannel(policy, &landlock, &env);
+      if (!channel.ok()) return channel.error();
+      proxy_parent = std::move(channel->parent);
+      proxy_child = std::move(channel->child);
     }
     std::string exe = ResolveCommand(spec.argv[0], env);
     if (access(exe.c_str(), X_OK) != 0)
@@ -147,7 +134,7 @@ Result<std::unique_ptr<HeldChild>> HeldChild::Start(const HeldSpec& spec, const 
     plan.stderr_fd = p.err_w.get();
     plan.report_fd = report->second.get();
     plan.proxy_channel = proxy_child.valid() ? proxy_child.get() : -1;
-    plan.mounts = &*mounts;
+    plan.mounts = &mounts;
     plan.landlock = &landlock;
     plan.rlimits = &rlimits;
     plan.seccomp = SeccompProgram();

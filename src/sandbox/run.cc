@@ -34,6 +34,7 @@
 #include "base/secrets.h"
 #include "sandbox/child.h"
 #include "sandbox/child_env.h"
+#include "sandbox/confinement.h"
 #include "sandbox/denials.h"
 #include "sandbox/git_control.h"
 #include "sandbox/limits.h"
@@ -320,24 +321,9 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   if (!policy.enabled || inside_session_sandbox) return RunUnconfined(spec, policy, on_output, cancel);
 
   // Fail closed: refuse before starting anything the kernel cannot confine.
-  if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
-  if (policy.net == NetMode::kProxy)
-    if (auto allow = NormalizeAllowlist(policy.allow_domains); !allow.ok()) return allow.error();
-  auto mounts = BuildMountPlan(policy, spec.cwd);
-  if (!mounts.ok()) return mounts.error();
-
-  LandlockPlan landlock;
-  landlock.abi = LandlockAbi();
-  landlock.rules = mounts->landlock;
-  landlock.restrict_tcp = policy.net != NetMode::kHost;
-  std::vector<RlimitSetting> rlimits = BuildRlimits(policy.limits);
-
-  std::unique_ptr<PidsCgroup> cgroup;
-  if (policy.limits.max_processes > 0 && geteuid() == 0) {
-    auto cg = PidsCgroup::Create(policy.limits.max_processes);
-    if (!cg.ok()) return cg.error();
-    cgroup = std::move(*cg);
-  }
+  auto confinement = PrepareConfinement(policy, spec.cwd);
+  if (!confinement.ok()) return confinement.error();
+  auto& [mounts, landlock, rlimits, cgroup] = *confinement;
 
   auto pipes = MakePipes(spec);
   if (!pipes.ok()) return pipes.error();
@@ -356,15 +342,10 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   PointTmpdirAtAWritableFolder(policy, &env);
   UniqueFd proxy_parent, proxy_child;
   if (policy.net == NetMode::kProxy) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-      return Error::Make("socketpair: " + ErrnoText(errno));
-    proxy_parent.Reset(sv[0]);
-    proxy_child.Reset(sv[1]);
-    landlock.connect_ports.push_back(kProxyPort);
-    // Nothing but the proxy is reachable, so nothing bypasses it (not even
-    // localhost, which the policy may allow on the host side).
-    AddProxyEnv(policy, &env);
+    auto channel = OpenProxyChannel(policy, &landlock, &env);
+    if (!channel.ok()) return channel.error();
+    proxy_parent = std::move(channel->parent);
+    proxy_child = std::move(channel->child);
   }
   std::string exe = ResolveCommand(spec.argv[0], env);
   if (auto st = RestrictExecute(policy, exe, env, &landlock.rules); !st.ok()) return st.error();
@@ -387,7 +368,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   plan.report_fd = report->second.get();
   plan.status_fd = status_pipe.second.valid() ? status_pipe.second.get() : -1;
   plan.use_init = spec.init;
-  plan.mounts = &*mounts;
+  plan.mounts = &mounts;
   plan.landlock = &landlock;
   plan.rlimits = &rlimits;
   plan.seccomp = SeccompProgram();
@@ -474,7 +455,7 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
   uint64_t refused = cgroup && !succeeded ? cgroup->RefusedForks() : 0;
   FinishResult(policy, spec, timeout, status, refused, tail, cancel, &result);
   // Every process of the sandbox is gone (its pid 1 has exited).
-  auto planted = RemovePlantedGitControl(mounts->git_absent);
+  auto planted = RemovePlantedGitControl(mounts.git_absent);
   result.denials.insert(result.denials.end(), planted.begin(), planted.end());
   if (proxy) {
     auto refusals = proxy->Refusals();

@@ -23,6 +23,7 @@
 #include <csignal>
 
 #include "sandbox/child.h"
+#include "sandbox/confinement.h"
 #include "sandbox/limits.h"
 #include "sandbox/git_control.h"
 #include "sandbox/mounts.h"
@@ -53,20 +54,9 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   policy.net = NetMode::kOff;
   policy.read_roots.push_back(exe_real.string());
 
-  if (auto s = CheckEnforceable(policy, /*probe_namespaces=*/false); !s.ok()) return s.error();
-  auto mounts = BuildMountPlan(policy, cwd);
-  if (!mounts.ok()) return mounts.error();
-  LandlockPlan landlock;
-  landlock.abi = LandlockAbi();
-  landlock.rules = mounts->landlock;
-  landlock.restrict_tcp = true;
-  std::vector<RlimitSetting> rlimits = BuildRlimits(policy.limits);
-  std::unique_ptr<PidsCgroup> cgroup;
-  if (policy.limits.max_processes > 0 && geteuid() == 0) {
-    auto cg = PidsCgroup::Create(policy.limits.max_processes);
-    if (!cg.ok()) return cg.error();
-    cgroup = std::move(*cg);
-  }
+  auto confinement = PrepareConfinement(policy, cwd);
+  if (!confinement.ok()) return confinement.error();
+  auto& [mounts, landlock, rlimits, cgroup] = *confinement;
 
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -93,7 +83,7 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   plan.stdout_fd = theirs.get();
   plan.stderr_fd = err_pipe->second.get();
   plan.report_fd = report->second.get();
-  plan.mounts = &*mounts;
+  plan.mounts = &mounts;
   plan.landlock = &landlock;
   plan.rlimits = &rlimits;
   plan.seccomp = SeccompProgram();
@@ -119,7 +109,7 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   sandbox->channel_ = std::move(ours);
   sandbox->stderr_ = std::move(err_pipe->first);
   sandbox->cgroup_ = std::move(cgroup);
-  sandbox->git_absent_ = mounts->git_absent;
+  sandbox->git_absent_ = mounts.git_absent;
 
   ChildFailure failure;
   if (ReadChildFailure(report->first.get(), &failure)) {
