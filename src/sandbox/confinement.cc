@@ -33,6 +33,7 @@ Result<Confinement> PrepareConfinement(const Policy& policy, const std::filesyst
 
 Result<ProxyChannel> OpenProxyChannel(const Policy& policy, LandlockPlan* landlock,
                                       std::vector<std::string>* env) {
+  if (policy.net != NetMode::kProxy) return ProxyChannel{};
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
     return Error::Make("socketpair: " + ErrnoText(errno));

@@ -32,7 +32,8 @@ Result<Confinement> PrepareConfinement(const Policy& policy, const std::filesyst
 // Proxy mode: the channel over which the child hands its in-sandbox
 // listener to the egress proxy. The proxy port joins Landlock's connect
 // rules and the proxy variables join env; nothing else is reachable, so
-// nothing bypasses the proxy (not even localhost).
+// nothing bypasses the proxy (not even localhost). In the other modes:
+// no channel, and nothing changes.
 struct ProxyChannel {
   UniqueFd parent, child;
 };

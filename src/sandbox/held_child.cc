@@ -110,13 +110,9 @@ Result<std::unique_ptr<HeldChild>> HeldChild::Start(const HeldSpec& spec, const 
     auto report = MakePipe();
     if (!report.ok()) return report.error();
     PointTmpdirAtAWritableFolder(policy, &env);
-    UniqueFd proxy_parent, proxy_child;
-    if (policy.net == NetMode::kProxy) {
-      auto channel = OpenProxyChannel(policy, &landlock, &env);
-      if (!channel.ok()) return channel.error();
-      proxy_parent = std::move(channel->parent);
-      proxy_child = std::move(channel->child);
-    }
+    auto channel = OpenProxyChannel(policy, &landlock, &env);  // none unless proxy mode
+    if (!channel.ok()) return channel.error();
+    UniqueFd proxy_parent = std::move(channel->parent), proxy_child = std::move(channel->child);
     std::string exe = ResolveCommand(spec.argv[0], env);
     if (access(exe.c_str(), X_OK) != 0)
       return Error::Make("cannot run " + spec.argv[0] + ": " + ErrnoText(errno) +

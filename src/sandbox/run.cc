@@ -340,13 +340,9 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
 
   std::vector<std::string> env = BuildChildEnv(policy);
   PointTmpdirAtAWritableFolder(policy, &env);
-  UniqueFd proxy_parent, proxy_child;
-  if (policy.net == NetMode::kProxy) {
-    auto channel = OpenProxyChannel(policy, &landlock, &env);
-    if (!channel.ok()) return channel.error();
-    proxy_parent = std::move(channel->parent);
-    proxy_child = std::move(channel->child);
-  }
+  auto channel = OpenProxyChannel(policy, &landlock, &env);  // none unless proxy mode
+  if (!channel.ok()) return channel.error();
+  UniqueFd proxy_parent = std::move(channel->parent), proxy_child = std::move(channel->child);
   std::string exe = ResolveCommand(spec.argv[0], env);
   if (auto st = RestrictExecute(policy, exe, env, &landlock.rules); !st.ok()) return st.error();
   std::vector<char*> argv, envp;
