@@ -58,14 +58,9 @@ std::vector<ExtensionInfo> McpExtensions(const std::filesystem::path& cwd) {
   std::vector<ExtensionInfo> infos;
   auto config = mcp::LoadMcpConfig(cwd);
   if (!config.ok()) {
-    ExtensionInfo broken;
-    broken.name = "mcp configuration";
-    broken.tier = Tier::kMcpServer;
-    broken.kind = "mcp-server";
+    ExtensionInfo broken = NotLoaded(Tier::kMcpServer, "mcp-server", "mcp configuration", "user",
+                                     "-", config.error().message);
     broken.source = mcp::UserMcpFile();
-    broken.scope = "user";
-    broken.trust = "-";
-    broken.errors.push_back(config.error().message);
     infos.push_back(std::move(broken));
     return infos;
   }
@@ -75,16 +70,8 @@ std::vector<ExtensionInfo> McpExtensions(const std::filesystem::path& cwd) {
     info.loaded = info.errors.empty();
     infos.push_back(std::move(info));
   }
-  for (const auto& w : config->warnings) {
-    ExtensionInfo skipped;
-    skipped.name = "mcp configuration";
-    skipped.tier = Tier::kMcpServer;
-    skipped.kind = "mcp-server";
-    skipped.scope = "project";
-    skipped.trust = "-";
-    skipped.errors.push_back(w);
-    infos.push_back(std::move(skipped));
-  }
+  for (const auto& w : config->warnings)
+    infos.push_back(NotLoaded(Tier::kMcpServer, "mcp-server", "mcp configuration", "project", "-", w));
   return infos;
 }
 

@@ -12,6 +12,18 @@ const char* ToString(Tier tier) {
   return "unknown";
 }
 
+ExtensionInfo NotLoaded(Tier tier, std::string kind, std::string name, std::string scope,
+                        std::string trust, std::string error) {
+  ExtensionInfo info;
+  info.tier = tier;
+  info.kind = std::move(kind);
+  info.name = std::move(name);
+  info.scope = std::move(scope);
+  info.trust = std::move(trust);
+  info.errors.push_back(std::move(error));
+  return info;
+}
+
 Json ToJson(const ExtensionInfo& info) {
   return Json{{"name", info.name},
               {"tier", static_cast<int>(info.tier)},

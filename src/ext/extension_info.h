@@ -30,6 +30,11 @@ struct ExtensionInfo {
   std::vector<std::string> errors;  // why it did not load, or what was wrong with it
 };
 
+// An entry for what could not be read or was skipped as a whole (a broken
+// configuration file, an untrusted project's folder): not loaded, one error.
+ExtensionInfo NotLoaded(Tier tier, std::string kind, std::string name, std::string scope,
+                        std::string trust, std::string error);
+
 const char* ToString(Tier tier);
 // {"name","tier","kind","source","scope","may","trust","loaded","errors"}
 Json ToJson(const ExtensionInfo& info);

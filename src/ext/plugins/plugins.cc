@@ -88,16 +88,9 @@ std::vector<ExtensionInfo> ListPlugins(const std::filesystem::path& workspace) {
     }
     infos.push_back(std::move(info));
   }
-  for (auto& w : warnings) {
-    ExtensionInfo skipped;
-    skipped.name = "project plugins";
-    skipped.tier = Tier::kPlugin;
-    skipped.kind = "plugin";
-    skipped.scope = "project";
-    skipped.trust = "untrusted";
-    skipped.errors.push_back(std::move(w));
-    infos.push_back(std::move(skipped));
-  }
+  for (auto& w : warnings)
+    infos.push_back(
+        NotLoaded(Tier::kPlugin, "plugin", "project plugins", "project", "untrusted", std::move(w)));
   return infos;
 }
 
