@@ -40,6 +40,7 @@
 #include "sandbox/limits.h"
 #include "sandbox/mounts.h"
 #include "sandbox/namespaces.h"
+#include "sandbox/orphan_reaper.h"
 #include "sandbox/probe.h"
 #include "sandbox/proxy.h"
 #include "sandbox/seccomp.h"
@@ -54,7 +55,9 @@ const char* const kDefaultEnv[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "L
 constexpr size_t kTailBytes = 16384;
 std::atomic<bool> inside_session_sandbox{false};
 
-// In the unconfined child, between fork and exec: only async-signal-safe calls.
+// The unconfined child, between clone and exec. It shares sepp's memory
+// (CLONE_VM, see StartUnconfined) and sepp may be multi-threaded, so it
+// makes only syscalls: no allocation, no lock, no locale.
 [[noreturn]] void ExecChild(const RunSpec& spec, int out_fd, int in_fd,
                             char* const* argv, char* const* envp) {
   setsid();
@@ -75,11 +78,46 @@ std::atomic<bool> inside_session_sandbox{false};
   int err = errno;
   const char msg[] = "sepp: cannot run the command: ";
   ssize_t ignored = write(2, msg, sizeof msg - 1);
-  const char* e = strerror(err);
+  // The English text from a static table (strerror may translate, which
+  // allocates).
+  const char* e = strerrordesc_np(err);
+  if (!e) e = "unknown error";
   ignored = write(2, e, strlen(e));
   ignored = write(2, "\n", 1);
   (void)ignored;
   _exit(err == ENOENT ? 127 : 126);
+}
+
+struct UnconfinedPlan {
+  const RunSpec* spec;
+  int out_fd, in_fd;
+  char* const* argv;
+  char* const* envp;
+};
+
+int UnconfinedEntry(void* arg) {
+  const auto& u = *static_cast<const UnconfinedPlan*>(arg);
+  ExecChild(*u.spec, u.out_fd, u.in_fd, u.argv, u.envp);
+}
+
+// Starts the unconfined child the way posix_spawn does (shared memory, our
+// thread asleep until it has exec'd: no page tables copied, no
+// copy-on-write faults), as a child this call owns: the orphan reaper of a
+// tool worker that is pid 1 (orphan_reaper.h) leaves its exit status to
+// Supervise.
+pid_t StartUnconfined(const UnconfinedPlan& plan) {
+  alignas(64) char stack[16 * 1024];
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = StartOwnedChild([&] {
+    return clone(UnconfinedEntry, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                 const_cast<UnconfinedPlan*>(&plan));
+  });
+  int err = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  errno = err;
+  return pid;
 }
 
 class Tail {
@@ -266,9 +304,9 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
   envp.push_back(nullptr);
   int child_in = p.in_r.valid() ? p.in_r.get() : p.devnull.get();
 
-  pid_t pid = fork();
-  if (pid < 0) return Error::Make("fork: " + ErrnoText(errno));
-  if (pid == 0) ExecChild(spec, p.out_w.get(), child_in, argv.data(), envp.data());
+  UnconfinedPlan plan{&spec, p.out_w.get(), child_in, argv.data(), envp.data()};
+  pid_t pid = StartUnconfined(plan);
+  if (pid < 0) return Error::Make("cannot start the command (clone): " + ErrnoText(errno));
   p.out_w.Reset();
   p.in_r.Reset();
   if (p.in_w.valid()) fcntl(p.in_w.get(), F_SETFL, O_NONBLOCK);
@@ -287,6 +325,7 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
   Tail tail;
   int status = 0;
   Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status, &hook);
+  ReleaseOwnedChild(pid);  // reaped
   FinishResult(policy, spec, timeout, status, 0, tail, cancel, &result);
   return result;
 }

@@ -8,7 +8,6 @@
 #include "tools/worker_main.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +20,7 @@
 #include <thread>
 
 #include "base/secrets.h"
+#include "sandbox/orphan_reaper.h"
 #include "sandbox/run.h"
 #include "tools/access.h"
 #include "tools/tool.h"
@@ -30,17 +30,6 @@ namespace sepp::tools {
 namespace {
 
 constexpr int kChannel = 0;
-
-// pid 1: reap everything until the worker itself exits, then exit (which
-// makes the kernel kill the rest of the sandbox).
-[[noreturn]] void RunInit(pid_t worker) {
-  for (;;) {
-    int status = 0;
-    pid_t done = waitpid(-1, &status, 0);
-    if (done < 0 && errno == EINTR) continue;
-    if (done == worker || done < 0) _exit(0);
-  }
-}
 
 class Worker {
  public:
@@ -79,7 +68,8 @@ class Worker {
     Idle self;
     for (;;) {
       auto frame = ReadFrame(kChannel);
-      // sepp is gone or broke the protocol: end now, the init ends the rest.
+      // sepp is gone or broke the protocol: end now; as pid 1 this ends the
+      // rest of the sandbox.
       if (!frame.ok()) _exit(0);
       Json& m = *frame;
       auto type = m.find("type");
@@ -183,15 +173,12 @@ class Worker {
 int ToolWorkerMain() {
   // sepp closes its end to stop us; a write after that must fail, not kill.
   signal(SIGPIPE, SIG_IGN);
-  if (getpid() == 1) {
-    pid_t worker = fork();
-    if (worker < 0) {
-      perror("sepp tool worker: fork");
-      return 1;
-    }
-    if (worker > 0) RunInit(worker);
-    // The worker: not pid 1, so it gets normal signal behaviour.
-  }
+  // pid 1 serves the calls itself: one process (and one fork) fewer than
+  // an init with the worker as its child. Being pid 1 also means that no
+  // process inside can signal it (the kernel drops signals from inside the
+  // namespace that pid 1 has no handler for), and that when it exits the
+  // kernel kills everything else in the sandbox.
+  if (getpid() == 1) sandbox::StartOrphanReaper();
   auto hello = ReadFrame(kChannel);
   if (!hello.ok() || hello->value("type", "") != "hello") {
     fprintf(stderr, "sepp tool worker: expected a hello frame on fd 0 (this sub-command is "

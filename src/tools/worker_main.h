@@ -4,10 +4,10 @@
 // Started as `sepp __tool-worker` by the session sandbox (a fresh exec, with
 // a scrubbed environment, confined before exec), it talks the protocol of
 // worker_protocol.h on fd 0 (a unix socket; fd 1 is the same socket and is
-// never written to by anything else). It is pid 1 of the sandbox: it forks
-// once, stays behind as the init that reaps orphans, and the child serves
-// calls; when the child ends (its socket closed), the init exits and the
-// kernel kills whatever is left in the sandbox.
+// never written to by anything else). It is pid 1 of the sandbox and serves
+// the calls itself, with a thread that reaps orphans (sandbox/orphan_reaper.h);
+// when its socket closes it exits, and the kernel kills whatever is left in
+// the sandbox.
 #pragma once
 
 namespace sepp::tools {
@@ -15,7 +15,7 @@ namespace sepp::tools {
 // The sub-command's name; hidden from help.
 inline constexpr const char* kToolWorkerCommand = "__tool-worker";
 
-// Never returns normally when run as pid 1; else returns the exit code.
+// Never returns once serving; returns an exit code when the start fails.
 int ToolWorkerMain();
 
 }  // namespace sepp::tools

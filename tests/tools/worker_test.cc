@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "base/secrets.h"
 #include "base/strings.h"
@@ -57,7 +58,7 @@ TEST_F(WorkerTest, FileToolsAndBashWorkInsideTheSessionSandbox) {
   EXPECT_TRUE(Contains(Use("find", {{"pattern", "*.txt"}}).text, "notes.txt"));
   EXPECT_TRUE(Contains(Use("grep", {{"pattern", "gamma"}}).text, "notes.txt"));
 
-  // bash runs in the same sandbox: its pid 1 is the worker's init, and one
+  // bash runs in the same sandbox: its pid 1 is the worker, and one
   // call's /tmp is the next call's (and not the host's).
   Put("/tmp/sepp-h16-host-marker", "host");
   ToolResult b = Use("bash", {{"command", "tr '\\0' ' ' </proc/1/cmdline; echo; echo kept >/tmp/x; "
@@ -101,11 +102,11 @@ TEST_F(WorkerTest, WorkerEnvironmentAndMemoryHoldNoKey) {
   EXPECT_FALSE(Contains(b.text, "h16workerkey")) << b.text;
   EXPECT_FALSE(Contains(b.text, "ANTHROPIC_API_KEY")) << b.text;
 
-  // From inside too: the worker (pid 2 of the sandbox) and its init (pid 1)
-  // are this uid's but undumpable (every sepp process is, base/undumpable.h),
+  // From inside too: the worker (pid 1 of the sandbox) is this uid's but
+  // undumpable (every sepp process is, base/undumpable.h),
   // so bash in the sandbox cannot read their memory at all.
   const std::string dump =
-      "for p in 1 2; do grep -E '^[0-9a-f]+-[0-9a-f]+ r' /proc/$p/maps | "
+      "for p in 1; do grep -E '^[0-9a-f]+-[0-9a-f]+ r' /proc/$p/maps | "
       "while read range rest; do s=$((0x${range%-*})); e=$((0x${range#*-})); "
       "dd if=/proc/$p/mem bs=4096 skip=$((s/4096)) count=$(((e-s)/4096)) 2>/dev/null; done; done";
   // (The pattern is written in two pieces so the command sent to the worker
@@ -117,7 +118,7 @@ TEST_F(WorkerTest, WorkerEnvironmentAndMemoryHoldNoKey) {
   counts >> bytes >> hits;
   EXPECT_EQ(bytes, 0) << mem.text;  // nothing of the worker's memory was readable
   EXPECT_EQ(hits, 0) << mem.text;
-  for (const char* pid : {"1", "2"}) {  // the attempt is refused, not empty by accident
+  for (const char* pid : {"1"}) {  // the attempt is refused, not empty by accident
     ToolResult maps = Use("bash", {{"command", std::string("cat /proc/") + pid +
                                                    "/maps >/dev/null 2>&1 && echo readable || "
                                                    "echo refused; cat /proc/self/maps | wc -l"}});
@@ -126,15 +127,10 @@ TEST_F(WorkerTest, WorkerEnvironmentAndMemoryHoldNoKey) {
   }
 
   // The worker's whole memory, read by its ancestor (this process).
-  pid_t init = worker_->sandbox_pid();
-  ASSERT_GT(init, 0);
-  std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) +
-                         "/children");
-  pid_t worker = 0;
-  children >> worker;
+  pid_t worker = worker_->sandbox_pid();
   ASSERT_GT(worker, 0);
   size_t scanned = 0;
-  for (pid_t pid : {init, worker}) {
+  for (pid_t pid : {worker}) {
     std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
     int mem = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
     ASSERT_GE(mem, 0) << "cannot open the memory of " << pid;
@@ -324,13 +320,9 @@ TEST_F(WorkerTest, CancelDuringABlockedCallReturns) {
 
 TEST_F(WorkerTest, AWorkerThatDiesIsReplacedAtTheNextCall) {
   ASSERT_FALSE(Use("bash", {{"command", "echo old >/tmp/old"}}).is_error);
-  pid_t init = worker_->sandbox_pid();
-  std::ifstream children("/proc/" + std::to_string(init) + "/task/" + std::to_string(init) +
-                         "/children");
-  pid_t worker = 0;
-  children >> worker;
-  ASSERT_GT(worker, 0);
-  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  pid_t init = worker_->sandbox_pid();  // the worker is the sandbox's pid 1
+  ASSERT_GT(init, 0);
+  ASSERT_EQ(kill(init, SIGKILL), 0);
   // Calls made before sepp has seen the worker go fail, saying so; then a
   // fresh sandbox answers (its /tmp is new).
   ToolResult r;
@@ -416,6 +408,59 @@ TEST_F(WorkerTest, PlantedGitControlIsRemovedAfterEachCommand) {
   EXPECT_FALSE(work.is_error) << work.text;
   EXPECT_TRUE(Contains(work.text, "one")) << work.text;
   EXPECT_FALSE(Contains(work.text, "[sandbox]")) << work.text;
+}
+
+// The worker is pid 1 of its sandbox and reaps the orphans that commands
+// leave behind; its reaper must never take the exit status of a command that
+// a call waits for. Calls in parallel, each leaving orphans that exit while
+// the call runs and ending with its own exit code: every call reports its
+// own code, and no zombie is left.
+TEST_F(WorkerTest, OrphansAreReapedAndNeverTakeACallsExitStatus) {
+  constexpr int kThreads = 6, kCalls = 15;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCalls; ++i) {
+        int code = 1 + (t * kCalls + i) % 120;
+        ToolContext ctx = Context();
+        ToolResult r = RunTool(*registry_->Find("bash"),
+                               {{"command", "for k in 1 2 3; do (true &); (exit 9 &); done; "
+                                            "exit " + std::to_string(code)}},
+                               ctx);
+        if (!r.details.is_object() || r.details.value("exit_code", -1) != code) {
+          ++wrong;
+          ADD_FAILURE() << "expected exit code " << code << ": " << r.text;
+        }
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  // Every orphan was reaped (a zombie lingers only until the reaper's next
+  // turn; the loop bounds the wait, it does not time it).
+  ToolResult z = Use("bash", {{"command",
+                               "for i in $(seq 1 2000); do n=0; for s in /proc/[0-9]*/stat; do "
+                               "read -r line <$s 2>/dev/null || continue; case ${line##*) } in "
+                               "Z*) n=$((n+1));; esac; done; [ $n -eq 0 ] && break; done; "
+                               "echo zombies=$n"}});
+  EXPECT_TRUE(Contains(z.text, "zombies=0")) << z.text;
+  EXPECT_FALSE(z.is_error) << z.text;
+}
+
+// pid 1 of a pid namespace gets no signal from inside it that it has no
+// handler for, SIGKILL included: a command cannot kill or stop the worker
+// (and with it the session's sandbox); the next call runs in the same one.
+TEST_F(WorkerTest, NothingInsideCanSignalTheWorker) {
+  ASSERT_FALSE(Use("bash", {{"command", "echo kept >/tmp/kept"}}).is_error);
+  pid_t pid = worker_->sandbox_pid();
+  ToolResult r = Use("bash", {{"command", "for s in KILL TERM INT HUP QUIT SEGV ABRT STOP USR1; "
+                                          "do kill -s $s 1 2>&1; done; echo sent"}});
+  EXPECT_TRUE(Contains(r.text, "sent")) << r.text;
+  ToolResult after = Use("bash", {{"command", "cat /tmp/kept; grep ^State: /proc/1/status"}});
+  EXPECT_FALSE(after.is_error) << after.text;
+  EXPECT_TRUE(Contains(after.text, "kept")) << after.text;
+  EXPECT_FALSE(Contains(after.text, "stopped")) << after.text;
+  EXPECT_EQ(worker_->sandbox_pid(), pid);
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+// The reaper peeks at the next zombie (waitid with WNOWAIT, which leaves
+// it), reaps it by pid unless a call owns it, and waits for the owner's
+// reap when one does (the owner reaps as soon as it sees the exit; the
+// kernel reports one zombie at a time, so the reaper cannot look past it).
+#include "sandbox/orphan_reaper.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace sepp::sandbox {
+namespace {
+
+std::mutex mu;
+std::condition_variable released;
+std::set<pid_t> owned;  // guarded by mu
+
+void ReapOrphans() {
+  std::unique_lock<std::mutex> lock(mu);
+  for (;;) {
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    pid_t pid = info.si_pid;
+    if (owned.count(pid)) {
+      released.wait(lock, [&] { return !owned.count(pid); });
+      continue;
+    }
+    int status;
+    waitpid(pid, &status, WNOHANG);
+  }
+}
+
+}  // namespace
+
+void StartOrphanReaper() {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &chld, nullptr);
+  std::thread([chld] {
+    for (;;) {
+      ReapOrphans();  // also those that exited before the first signal
+      int sig;
+      sigwait(&chld, &sig);
+    }
+  }).detach();
+}
+
+pid_t StartOwnedChild(const std::function<pid_t()>& start) {
+  std::lock_guard<std::mutex> lock(mu);
+  pid_t pid = start();
+  if (pid > 0) owned.insert(pid);
+  return pid;
+}
+
+void ReleaseOwnedChild(pid_t pid) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    owned.erase(pid);
+  }
+  released.notify_all();
+}
+
+}  // namespace sepp::sandbox
