@@ -21,8 +21,61 @@ SEPP_EXPORT("sepp_abi_version") int32_t sepp_abi_version(void) { return SEPP_ABI
 SEPP_EXPORT("sepp_describe") int32_t sepp_describe(void) {
   sepp_out("{\"name\":\"wasi-files\",\"version\":\"1\",\"tools\":[{\"name\":\"read\"},{\"name\":\"write\"},"
            "{\"name\":\"list\"},{\"name\":\"raw_open\"},{\"name\":\"env\"},{\"name\":\"print\"},"
-           "{\"name\":\"exit\"},{\"name\":\"clock\"}]}");
+           "{\"name\":\"exit\"},{\"name\":\"clock\"},{\"name\":\"raw\"}]}");
   return 0;
+}
+
+/* The integer at i (or 0). */
+static long long int_at(const char* s, int32_t i, int32_t n) {
+  if (i < 0 || i >= n) return 0;
+  return strtoll(s + i, 0, 10);
+}
+
+/* "raw": one WASI call with the arguments as given, for the fuzz test:
+ * args {"fn": index, "a": [up to 9 integers], "text": bytes}. An argument
+ * of -7777 becomes the address of a copy of text, -7778 the address of a
+ * scratch buffer. Pointers are otherwise whatever the test chose: the host
+ * must check every one. Ends with proc_exit(0). */
+static char scratch[4096];
+static int32_t raw(int32_t args, int32_t n) {
+  long long a[9] = {0};
+  int32_t arr = sepp_json_member(input, args, n, "a");
+  for (int k = 0, i = arr + 1; arr >= 0 && k < 9 && i < n && input[i] != ']'; k++) {
+    a[k] = int_at(input, i, n);
+    while (i < n && input[i] != ',' && input[i] != ']') i++;
+    if (input[i] == ',') i++;
+  }
+  for (int k = 0; k < 9; k++) {
+    if (a[k] == -7777) a[k] = (long long)(uintptr_t)text;
+    else if (a[k] == -7778) a[k] = (long long)(uintptr_t)scratch;
+  }
+#define P(k) ((void*)(uintptr_t)(uint32_t)a[k])
+#define U(k) ((uint32_t)a[k])
+  int e;
+  switch ((int)int_at(input, sepp_json_member(input, args, n, "fn"), n)) {
+    case 0: e = __wasi_fd_write(U(0), P(1), U(2), P(3)); break;
+    case 1: e = __wasi_fd_read(U(0), P(1), U(2), P(3)); break;
+    case 2: e = __wasi_fd_seek(U(0), a[1], U(2), P(3)); break;
+    case 3: e = __wasi_fd_close(U(0)); break;
+    case 4: e = __wasi_fd_fdstat_get(U(0), P(1)); break;
+    case 5: e = __wasi_fd_filestat_get(U(0), P(1)); break;
+    case 6: e = __wasi_fd_prestat_get(U(0), P(1)); break;
+    case 7: e = __wasi_fd_prestat_dir_name(U(0), P(1), U(2)); break;
+    case 8: e = __wasi_fd_readdir(U(0), P(1), U(2), a[3], P(4)); break;
+    case 9: e = __wasi_path_open(U(0), U(1), P(2), U(3), a[4], a[5], U(6), P(7)); break;
+    case 10: e = __wasi_path_filestat_get(U(0), U(1), P(2), P(4)); break;
+    case 11: e = __wasi_environ_get(P(0), P(1)); break;
+    case 12: e = __wasi_environ_sizes_get(P(0), P(1)); break;
+    case 13: e = __wasi_clock_time_get(U(0), a[1], P(2)); break;
+    case 14: e = __wasi_random_get(P(0), U(1)); break;
+    case 15: e = __wasi_fd_tell(U(0), P(1)); break;
+    default: e = -1;
+  }
+  snprintf(out, sizeof out, "e=%d", e);
+  sepp_out(out);
+  /* The call may have written anywhere in this instance's memory (its
+   * strings, its stdio state): end it, so the next call gets a fresh one. */
+  __wasi_proc_exit(0);
 }
 
 static int32_t fail(const char* what) {
@@ -136,6 +189,7 @@ SEPP_EXPORT("sepp_call_tool") int32_t sepp_call_tool(void) {
     sepp_out(out);
     return 0;
   }
+  if (!strcmp(tool, "raw")) return raw(args, n);
   sepp_err("unknown tool");
   return 1;
 }
