@@ -6,17 +6,31 @@
  *         -I sdk/c -o hello.wasm hello.c
  *
  * A plugin exports sepp_abi_version, sepp_describe and sepp_call_tool
- * (SEPP_EXPORT). Capability imports (sepp:fs_read, sepp:fs_write, sepp:env)
- * are declared only when the plugin defines SEPP_WANT_FS_READ /
- * SEPP_WANT_FS_WRITE / SEPP_WANT_ENV before including this header, so a
+ * (SEPP_EXPORT). Capability imports (sepp:fs_read, sepp:fs_write, sepp:env,
+ * sepp:net, sepp:exec) are declared only when the plugin defines
+ * SEPP_WANT_FS_READ / SEPP_WANT_FS_WRITE / SEPP_WANT_ENV / SEPP_WANT_NET /
+ * SEPP_WANT_EXEC before including this header, so a
  * plugin imports exactly what it asks for, and sepp refuses it unless its
- * manifest grants that and the user confirmed. */
+ * manifest grants that and the user confirmed.
+ *
+ * With wasi-libc (clang --target=wasm32-wasi, __wasi__ defined) the header
+ * takes the integer types and memcpy from libc instead, and the plugin may
+ * use stdio: stdout and stderr go to the call's log, files only below the
+ * granted roots (docs/plugins.md, "WASI"):
+ *
+ *   clang --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-all \
+ *         -I sdk/c -o word_count.wasm word_count.c */
 #ifndef SEPP_PLUGIN_H_
 #define SEPP_PLUGIN_H_
 
+#ifdef __wasi__
+#include <stddef.h>
+#include <stdint.h>
+#else
 typedef int int32_t;
 typedef long long int64_t;
 typedef unsigned long size_t;
+#endif
 
 #define SEPP_ABI_VERSION 1
 #define SEPP_IMPORT(mod, fn) __attribute__((import_module(mod), import_name(fn)))
@@ -46,7 +60,17 @@ int32_t sepp_write_file(const char* path, int32_t plen, const void* data, int32_
 #ifdef SEPP_WANT_ENV
 SEPP_IMPORT("sepp:env", "env_get") int32_t sepp_env_get(const char* name, int32_t len);
 #endif
+/* The request is JSON: {"method","url","headers":{},"body"} for http (the
+ * result {"status","headers","body"}); {"argv":[],"stdin","timeout_ms"}
+ * for run (the result {"exit_code","signal","timed_out","output","denials"}). */
+#ifdef SEPP_WANT_NET
+SEPP_IMPORT("sepp:net", "http") int32_t sepp_http(const char* request, int32_t len);
+#endif
+#ifdef SEPP_WANT_EXEC
+SEPP_IMPORT("sepp:exec", "run") int32_t sepp_exec(const char* request, int32_t len);
+#endif
 
+#ifndef __wasi__
 /* clang may call these for copies; freestanding, so they are ours. */
 __attribute__((weak)) void* memcpy(void* d, const void* s, size_t n) {
   unsigned char* dp = (unsigned char*)d;
@@ -59,6 +83,7 @@ __attribute__((weak)) void* memset(void* d, int c, size_t n) {
   while (n--) *dp++ = (unsigned char)c;
   return d;
 }
+#endif
 
 static inline int32_t sepp_strlen(const char* s) {
   int32_t n = 0;

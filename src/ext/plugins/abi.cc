@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "base/file.h"
+#include "ext/plugins/capability_hosts.h"
 #include "tools/access.h"
 
 namespace sepp::ext::plugins {
@@ -54,14 +55,26 @@ const std::vector<AbiFunc>& AbiTable() {
       {"sepp:fs_read", "list_dir", "fs_read", T({I, I}, {I})},
       {"sepp:fs_write", "write_file", "fs_write", T({I, I, I, I}, {I})},
       {"sepp:env", "env_get", "env", T({I, I}, {I})},
+      {"sepp:net", "http", "net", T({I, I}, {I})},
+      {"sepp:exec", "run", "exec", T({I, I}, {I})},
   };
   return table;
 }
 
-const AbiFunc* Find(const std::string& module, const std::string& name) {
+// The ABI's (or the WASI subset's) entry for module.name, or null.
+struct Known {
+  const char* capability;
+  const FuncType* type;
+};
+std::optional<Known> Find(const std::string& module, const std::string& name) {
+  if (module == kWasiModule) {
+    for (const auto& f : WasiTable())
+      if (name == f.name) return Known{f.capability, &f.type};
+    return std::nullopt;
+  }
   for (const auto& f : AbiTable())
-    if (module == f.module && name == f.name) return &f;
-  return nullptr;
+    if (module == f.module && name == f.name) return Known{f.capability, &f.type};
+  return std::nullopt;
 }
 
 bool Granted(const Capabilities& c, const std::string& cap) {
@@ -69,6 +82,8 @@ bool Granted(const Capabilities& c, const std::string& cap) {
   if (cap == "fs_read") return !c.fs_read.empty() || !c.fs_write.empty();
   if (cap == "fs_write") return !c.fs_write.empty();
   if (cap == "env") return !c.env.empty();
+  if (cap == "net") return !c.net.empty();
+  if (cap == "exec") return !c.exec.empty();
   return false;
 }
 
@@ -102,6 +117,8 @@ Status Append(std::string* to, const std::string& bytes, const char* what) {
   return Ok();
 }
 
+}  // namespace
+
 fs::path ResolveGrant(const std::string& entry, const fs::path& workspace) {
   fs::path p;
   if (entry == "~" || entry.rfind("~/", 0) == 0) {
@@ -115,15 +132,13 @@ fs::path ResolveGrant(const std::string& entry, const fs::path& workspace) {
   return ec ? p.lexically_normal() : c;
 }
 
-bool Under(const fs::path& path, const fs::path& root) {
+static bool Under(const fs::path& path, const fs::path& root) {
   auto r = root.lexically_normal().string();
   auto s = path.string();
   while (r.size() > 1 && r.back() == '/') r.pop_back();
   return s == r || (s.rfind(r, 0) == 0 && (r == "/" || s[r.size()] == '/'));
 }
 
-// "" when the guest may use path (relative to the workspace); else why not.
-// -errno-style codes go back to the guest; the reason into result.
 std::string CheckPath(const HostEnv& env, const std::string& raw, bool write, fs::path* resolved) {
   if (raw.empty() || raw.find('\0') != std::string::npos) return "invalid path";
   fs::path p = fs::path(raw).is_absolute() ? fs::path(raw) : env.workspace / raw;
@@ -146,12 +161,21 @@ std::string CheckPath(const HostEnv& env, const std::string& raw, bool write, fs
   return "";
 }
 
-}  // namespace
+bool IsProviderKey(const std::string& name) {
+  return name == "ANTHROPIC_API_KEY" || name == "OPENAI_API_KEY";
+}
+
+void AppendLog(CallIo& io, int level, const std::string& text) {
+  if (io.log_bytes + text.size() > kMaxLogBytes) return;  // rate limit: drop the rest
+  io.log_bytes += text.size();
+  static const char* kLevels[] = {"debug", "info", "warn", "error"};
+  io.log.push_back(std::string(kLevels[std::clamp(level, 0, 3)]) + ": " + text);
+}
 
 std::vector<ImportUse> AuditImports(const wasm::Module& module) {
   std::vector<ImportUse> out;
   for (const auto& im : module.imports) {
-    const AbiFunc* f = im.kind == wasm::ExternKind::kFunc ? Find(im.module, im.name) : nullptr;
+    auto f = im.kind == wasm::ExternKind::kFunc ? Find(im.module, im.name) : std::nullopt;
     out.push_back({im.module, im.name, f ? f->capability : ""});
   }
   return out;
@@ -160,15 +184,17 @@ std::vector<ImportUse> AuditImports(const wasm::Module& module) {
 Status CheckImports(const wasm::Module& module, const Capabilities& granted) {
   for (const auto& im : module.imports) {
     std::string what = im.module + "." + im.name;
-    const AbiFunc* f = im.kind == wasm::ExternKind::kFunc ? Find(im.module, im.name) : nullptr;
+    auto f = im.kind == wasm::ExternKind::kFunc ? Find(im.module, im.name) : std::nullopt;
+    if (!f && im.module == kWasiModule)
+      return Error::Make("the plugin imports " + what + ": " + WasiRefusal(im.name), "refused");
     if (!f)
       return Error::Make("the plugin imports " + what + ", which is not part of the sepp plugin "
                          "ABI v" + std::to_string(kAbiVersion) + " (docs/plugins.md)", "refused");
-    if (!(module.types[im.type_index] == f->type))
+    if (!(module.types[im.type_index] == *f->type))
       return Error::Make("the plugin imports " + what + " as " +
                          wasm::FuncTypeToString(module.types[im.type_index]) + ", but ABI v" +
                          std::to_string(kAbiVersion) + " defines it as " +
-                         wasm::FuncTypeToString(f->type), "refused");
+                         wasm::FuncTypeToString(*f->type), "refused");
     if (!Granted(granted, f->capability))
       return Error::Make("the plugin imports " + what + ", which needs the capability " +
                          f->capability + ", and its manifest does not grant it (add it under "
@@ -197,11 +223,7 @@ void DefineHost(wasm::Linker& linker, HostEnv* env) {
   linker.DefineFunc("sepp:core", "log", HostFunc::Make([env](HostCall& c, int32_t level, int32_t p, int32_t n) -> Status {
     auto b = GuestBytes(c, "sepp:core.log", p, n);
     if (!b.ok()) return b.error();
-    CallIo& io = *env->io;
-    if (io.log_bytes + b->size() > kMaxLogBytes) return Ok();  // rate limit: drop the rest
-    io.log_bytes += b->size();
-    static const char* kLevels[] = {"debug", "info", "warn", "error"};
-    io.log.push_back(std::string(kLevels[std::clamp(level, 0, 3)]) + ": " + *b);
+    AppendLog(*env->io, level, *b);
     return Ok();
   }));
   linker.DefineFunc("sepp:core", "result_len", HostFunc::Make([env](HostCall&) -> int32_t {
@@ -223,6 +245,8 @@ void DefineHost(wasm::Linker& linker, HostEnv* env) {
     if (!r.ok()) return r.error();
     return Ok();
   }));
+
+  DefineWasi(linker, env);
 
   // Capability modules: return >= 0 (bytes in result) or a negative code,
   // with the reason in result: -1 refused, -2 not found/failed, -3 too big.
@@ -288,6 +312,8 @@ void DefineHost(wasm::Linker& linker, HostEnv* env) {
       return 0;
     }));
   }
+  if (Granted(env->granted, "net")) DefineNet(linker, env);
+  if (Granted(env->granted, "exec")) DefineExec(linker, env);
   if (Granted(env->granted, "env")) {
     linker.DefineFunc("sepp:env", "env_get", HostFunc::Make([env](HostCall& c, int32_t p, int32_t n) -> Result<int32_t> {
       auto name = GuestBytes(c, "sepp:env.env_get", p, n);
@@ -295,7 +321,7 @@ void DefineHost(wasm::Linker& linker, HostEnv* env) {
       const auto& listed = env->granted.env;
       // The provider keys sepp itself reads (llm/provider.h) never reach a
       // plugin, whatever it declared.
-      if (*name == "ANTHROPIC_API_KEY" || *name == "OPENAI_API_KEY") {
+      if (IsProviderKey(*name)) {
         env->io->result = *name + " is sepp's provider key, which no extension receives";
         return -1;
       }

@@ -67,6 +67,7 @@ void Plugin::Watchdog() {
       wd_fired_ = true;
       wd_armed_ = false;
       store_->Interrupt();
+      if (wd_cancel_) wd_cancel_->Cancel();
       continue;
     }
     wd_cv_.wait_until(l, wd_deadline_);
@@ -124,6 +125,7 @@ Status Plugin::Instantiate() {
   auto store = std::make_unique<wasm::Store>(limits);
   store->SetFuel(manifest_.limits.fuel_per_call);
   CallIo io;  // _initialize and the start function may log
+  env_.wasi = std::make_unique<WasiFiles>(env_);  // the preopens, no other descriptor
   env_.io = &io;
   auto inst = linker_.Instantiate(*store, module_);
   env_.io = nullptr;
@@ -156,20 +158,26 @@ Result<int32_t> Plugin::Run(const char* fn, const std::string& input, CallIo* io
   store_->ClearInterrupt();
   store_->SetFuel(manifest_.limits.fuel_per_call);
   bool cancelled = false;
+  // Cancelled at the deadline or with the turn: the blocking host calls
+  // (sepp:net, sepp:exec) end with it, the interrupt ends the wasm.
+  CancelToken call_end;
+  env_.cancel = &call_end;
+  env_.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(manifest_.limits.timeout_ms);
   std::unique_ptr<CancelToken::Registration> reg;
   if (cancel) {
     wasm::Store* s = store_.get();
-    reg = cancel->OnCancel([s, &cancelled] {
+    reg = cancel->OnCancel([s, &cancelled, &call_end] {
       cancelled = true;
       s->Interrupt();
+      call_end.Cancel();
     });
   }
   {
     std::lock_guard<std::mutex> l(wd_mu_);
     wd_fired_ = false;
     wd_armed_ = true;
-    wd_deadline_ = std::chrono::steady_clock::now() +
-                   std::chrono::milliseconds(manifest_.limits.timeout_ms);
+    wd_deadline_ = env_.deadline;
+    wd_cancel_ = &call_end;
   }
   wd_cv_.notify_one();
   auto r = store_->Call(f, {});
@@ -177,10 +185,20 @@ Result<int32_t> Plugin::Run(const char* fn, const std::string& input, CallIo* io
   {
     std::lock_guard<std::mutex> l(wd_mu_);
     wd_armed_ = false;
+    wd_cancel_ = nullptr;
     timed_out = wd_fired_;
   }
   reg.reset();  // waits for a running cancel callback: `cancelled` is final
+  FlushWasiLog(*env_.wasi, *io);
   env_.io = nullptr;
+  env_.cancel = nullptr;
+  if (auto code = env_.wasi->exit_code) {
+    // WASI proc_exit: a clean end of the call with that status. The instance
+    // has exited, so the next call gets a fresh one.
+    broken_ = true;
+    env_.wasi->exit_code.reset();
+    return *code;
+  }
   if (!r.ok()) {
     broken_ = true;
     std::string why = r.error().message;

@@ -88,6 +88,7 @@ class Plugin {
   std::condition_variable wd_cv_;
   bool wd_armed_ = false, wd_stop_ = false, wd_fired_ = false;
   std::chrono::steady_clock::time_point wd_deadline_;
+  CancelToken* wd_cancel_ = nullptr;  // the running call's end token
   std::thread wd_thread_;
 };
 
