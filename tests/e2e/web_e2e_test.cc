@@ -54,18 +54,22 @@ class WebE2E : public ::testing::Test {
     o.cwd = (root_ / "ws").string();
     return RunSepp(o);
   }
+  // The last result for call id (the fake's log spans every run of a test).
   std::string ResultFor(const std::string& id) {
+    std::string last;
     for (const auto& r : fp_.requests())
       for (const auto& m : r.body.value("messages", Json::array()))
         if (m.value("role", "") == "user" && m["content"].is_array())
           for (const auto& b : m["content"])
             if (b.value("type", "") == "tool_result" && b.value("tool_use_id", "") == id) {
-              if (b["content"].is_string()) return b["content"];
-              std::string t;
-              for (const auto& c : b["content"]) t += c.value("text", "");
-              return t;
+              if (b["content"].is_string()) {
+                last = b["content"];
+              } else {
+                last.clear();
+                for (const auto& c : b["content"]) last += c.value("text", "");
+              }
             }
-    return "";
+    return last;
   }
   std::string PageUrl() { return "http://localhost:" + std::to_string(web_->port()) + "/page"; }
   fs::path root_;
@@ -88,6 +92,7 @@ TEST_F(WebE2E, WithoutNetworkTheFetchIsRefusedAndAGrantedRetryReadsThePage) {
   EXPECT_NE(ResultFor("f1").find("no network"), std::string::npos) << ResultFor("f1");
   EXPECT_EQ(ResultFor("f1").find("the answer is 42"), std::string::npos);
   std::string retried = ResultFor("r1");
+  EXPECT_NE(retried, "") << r.err;
   EXPECT_NE(retried.find("# Local page"), std::string::npos) << retried;
   EXPECT_NE(retried.find("the answer is 42"), std::string::npos) << retried;
   EXPECT_EQ(retried.find("menu"), std::string::npos) << retried;
@@ -112,6 +117,7 @@ TEST_F(WebE2E, WebSearchUsesOnlyAConfiguredProvider) {
                   {{"SEPP_SEARXNG_URL", "http://localhost:" + std::to_string(web_->port())}});
   ASSERT_EQ(with.exit_code, 0) << with.err;
   std::string got = ResultFor("s1");
+  EXPECT_NE(got.find("sepp"), std::string::npos) << got << with.err;
   EXPECT_NE(got.find("1. Sepp docs"), std::string::npos) << got;
   EXPECT_NE(got.find("a sandboxed agent"), std::string::npos) << got;
 }
