@@ -39,10 +39,12 @@ Status AddAll(const Json& args, const char* key, Widening::Kind kind,
     if (kind == Widening::Kind::kDomain) {
       std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
       std::string bare = t.rfind("*.", 0) == 0 ? t.substr(2) : t;
-      bool ok = !bare.empty() && bare.find('.') != std::string::npos &&
+      // "localhost" is one specific host (a local dev server); other
+      // single labels ("com") are not.
+      bool ok = t == "localhost" || (!bare.empty() && bare.find('.') != std::string::npos &&
                 bare.find('*') == std::string::npos &&
                 bare.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789.-") == std::string::npos &&
-                bare.front() != '.' && bare.back() != '.';
+                bare.front() != '.' && bare.back() != '.');
       if (!ok)
         return Error::Make("\"" + t + "\" is not a specific domain: name a host (\"pypi.org\") or "
                            "one domain's subdomains (\"*.github.com\")",

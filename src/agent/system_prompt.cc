@@ -3,6 +3,7 @@
 #include "base/file.h"
 #include "base/paths.h"
 #include "base/strings.h"
+#include "base/worktree_layout.h"
 
 namespace sepp::agent {
 namespace {
@@ -67,6 +68,10 @@ std::string BuildSystemPrompt(const std::filesystem::path& cwd, const std::strin
     s += "- " + t.name + ": " + first_line + "\n";
   }
   s += "\nWorking directory: " + cwd.string() + "\n";
+  if (auto slot = SlotOf(cwd))
+    s += "This is sepp session " + slot->name + ", in its own git worktree on branch sepp/" +
+         slot->name + ". Scratch folder (writable, not part of the repository; for bulky "
+         "intermediates): " + slot->scratch.string() + "\n";
   s += "Today's date: " + date + "\n";
   for (const auto& f : context) {
     s += "\n<context file=\"" + f.path.string() + "\">\n" + f.content;

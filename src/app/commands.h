@@ -19,6 +19,9 @@ int RunReplayCommand(int argc, char** argv);   // replay_command.cc
 int RunExtCommand(int argc, char** argv);      // ext_command.cc
 int RunMcpCommand(int argc, char** argv);      // mcp_command.cc
 int RunPluginCommand(int argc, char** argv);   // plugin_command.cc
+// sepp new | list | attach | resume | status | diff | merge | push | remove:
+// sessions in their own git worktrees (docs/workspaces.md).
+int RunWorkspaceCommand(int argc, char** argv);  // workspace_command.cc
 int RunToolWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc

@@ -29,6 +29,16 @@ constexpr SubCommand kSubCommands[] = {
     {"serve", sepp::app::RunServeCommand},
     {"api", sepp::app::RunApiCommand},
     {"plugin", sepp::app::RunPluginCommand},
+    {"new", sepp::app::RunWorkspaceCommand},
+    {"list", sepp::app::RunWorkspaceCommand},
+    {"attach", sepp::app::RunWorkspaceCommand},
+    {"resume", sepp::app::RunWorkspaceCommand},
+    {"status", sepp::app::RunWorkspaceCommand},
+    {"diff", sepp::app::RunWorkspaceCommand},
+    {"merge", sepp::app::RunWorkspaceCommand},
+    {"push", sepp::app::RunWorkspaceCommand},
+    {"remove", sepp::app::RunWorkspaceCommand},
+    {"rm", sepp::app::RunWorkspaceCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
 };

@@ -25,6 +25,7 @@
 #include "base/strings.h"
 #include "base/terminal_text.h"
 #include "session/render.h"
+#include "app/session_stores.h"
 #include "session/store.h"
 
 namespace sepp::app {
@@ -51,36 +52,6 @@ void Print(std::string_view text) {
   static const bool terminal = isatty(1) == 1;
   std::string shown = terminal ? VisibleControls(text) : std::string(text);
   std::fwrite(shown.data(), 1, shown.size(), stdout);
-}
-
-struct Stores {
-  fs::path root;
-  std::vector<std::unique_ptr<Store>> open;
-};
-
-// The stores to look in: JSONL always (unless --store says otherwise),
-// SQLite when its database exists (never created just by looking).
-Result<Stores> OpenStores(const std::string& only) {
-  Stores s;
-  s.root = session::DefaultSessionsRoot();
-  std::optional<StoreKind> kind;
-  if (!only.empty()) {
-    Result<StoreKind> k = session::ParseStoreKind(only);
-    if (!k.ok()) return k.error();
-    kind = *k;
-  }
-  if (!kind || *kind == StoreKind::kJsonl) {
-    auto j = session::OpenStore(StoreKind::kJsonl, s.root);
-    if (!j.ok()) return j.error();
-    s.open.push_back(std::move(*j));
-  }
-  std::error_code ec;
-  if ((!kind && fs::exists(s.root / "sessions.db", ec)) || kind == StoreKind::kSqlite) {
-    auto q = session::OpenStore(StoreKind::kSqlite, s.root);
-    if (!q.ok()) return q.error();
-    s.open.push_back(std::move(*q));
-  }
-  return s;
 }
 
 // The store holding the session an id (prefix) names, and its full id.

@@ -21,6 +21,7 @@
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
 #include "tools/tool.h"
+#include "tools/web_tools.h"
 
 namespace sepp::runtime {
 
@@ -536,6 +537,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   for (const auto& w : warnings) s.Warn("skipped an agent definition: " + w);
 
   s.registry = tools::MakeBuiltinTools();
+  for (auto& t : tools::MakeWebTools()) s.registry->Add(std::move(t));
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);

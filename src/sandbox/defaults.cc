@@ -1,6 +1,7 @@
 #include "sandbox/defaults.h"
 
 #include "base/paths.h"
+#include "base/worktree_layout.h"
 
 namespace sepp::sandbox {
 
@@ -34,6 +35,32 @@ const std::vector<std::string>& DefaultSecretEntries() {
   return kEntries;
 }
 
+namespace fs = std::filesystem;
+
+namespace {
+
+// Denies every entry of root except the paths down to each of keep (and
+// keep itself). Entries made in root later are not listed; they stay out of
+// reach because no read root contains root (Landlock grants nothing there).
+void DenyAllBut(const fs::path& root, const std::vector<fs::path>& keep,
+                std::vector<std::string>* deny) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const fs::path& path = e.path();
+    bool kept = false, on_the_way = false;
+    for (const auto& k : keep) {
+      auto rel = k.lexically_relative(path);
+      if (rel == ".") kept = true;
+      else if (!rel.empty() && *rel.begin() != "..") on_the_way = true;
+    }
+    if (kept) continue;
+    if (on_the_way) DenyAllBut(path, keep, deny);
+    else deny->push_back(path.string());
+  }
+}
+
+}  // namespace
+
 Policy DefaultToolPolicy(const std::filesystem::path& workspace) {
   Policy p;
   p.read_roots = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
@@ -41,7 +68,15 @@ Policy DefaultToolPolicy(const std::filesystem::path& workspace) {
   p.write_roots = {workspace.string()};
   for (const auto& e : DefaultSecretEntries())
     p.deny_paths.push_back(e.starts_with("~/") ? ExpandUser(e).string() : e);
-  p.deny_paths.push_back(SeppHome().string());
+  // sepp's own folder is hidden, except, for a workspace session (`sepp
+  // new`), the session's own worktree and scratch folder inside it.
+  if (auto slot = SlotOf(workspace)) {
+    p.read_roots.push_back(slot->scratch.string());
+    p.write_roots.push_back(slot->scratch.string());
+    DenyAllBut(WorktreesRoot().parent_path(), {slot->worktree, slot->scratch}, &p.deny_paths);
+  } else {
+    p.deny_paths.push_back(SeppHome().string());
+  }
   // ".git/": git's control surface in every repository of the write roots
   // (sandbox/git_control.h). The workspace's .sepp/ is made when missing,
   // so a command cannot create project configuration either; only the

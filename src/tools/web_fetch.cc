@@ -1,0 +1,168 @@
+#include "tools/web_fetch.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "base/clock.h"
+#include "net/url.h"
+
+namespace sepp::tools {
+
+namespace {
+
+using sandbox::Denial;
+using sandbox::DenialKind;
+
+// A listening socket on 127.0.0.1, any port: the proxy's, for one request.
+Result<std::pair<UniqueFd, int>> LoopbackListener() {
+  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return Error{std::string("socket: ") + std::strerror(errno), "io"};
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd.get(), 16) != 0 ||
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return Error{std::string("cannot listen on loopback: ") + std::strerror(errno), "io"};
+  return std::make_pair(std::move(fd), static_cast<int>(ntohs(a.sin_port)));
+}
+
+bool IsRedirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+}  // namespace
+
+std::string ResolveLocation(const std::string& base, const std::string& location) {
+  if (location.empty()) return "";
+  auto lower = location.substr(0, 8);
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0)
+    return net::ParseUrl(location).ok() ? location : "";
+  if (location.find("://") != std::string::npos) return "";  // another scheme
+  auto b = net::ParseUrl(base);
+  if (!b.ok()) return "";
+  std::string origin = b->scheme + "://" + b->HostHeader();
+  if (location.rfind("//", 0) == 0) return b->scheme + ":" + location;
+  if (location[0] == '/') return origin + location;
+  std::string path = b->target.substr(0, b->target.find('?'));
+  path = path.substr(0, path.rfind('/') + 1);
+  return origin + path + location;
+}
+
+WebOutcome WebSend(const WebRequest& request, const sandbox::Policy& policy, CancelToken* cancel) {
+  WebOutcome outcome;
+  auto first = net::ParseUrl(request.url);
+  if (!first.ok()) {
+    outcome.response = first.error();
+    return outcome;
+  }
+  std::vector<std::string> allow = policy.allow_domains;
+  allow.insert(allow.end(), request.also_allow.begin(), request.also_allow.end());
+  if (policy.net == sandbox::NetMode::kOff && request.also_allow.empty()) {
+    std::string text = "network access to " + first->host +
+                       " denied: this session has no network (allow the domain with --allow-domain " +
+                       first->host + ", or ask for it with retry_with_access)";
+    outcome.denials.push_back(Denial{DenialKind::kNetwork, first->host, text});
+    outcome.response = Error{text, "denied"};
+    return outcome;
+  }
+  if (policy.net == sandbox::NetMode::kOff) allow = request.also_allow;
+  auto listener = LoopbackListener();
+  if (!listener.ok()) {
+    outcome.response = listener.error();
+    return outcome;
+  }
+  int port = listener->second;
+  auto proxy = sandbox::EgressProxy::Start(std::move(listener->first), allow, request.resolve);
+  if (!proxy.ok()) {
+    outcome.response = proxy.error();
+    return outcome;
+  }
+  double deadline = MonotonicSeconds() + request.timeout_s;
+  WebResponse resp;
+  std::string url = request.url;
+  std::string method = request.method;
+  std::string body = request.body;
+  for (;;) {
+    double left = deadline - MonotonicSeconds();
+    if (left <= 0) {
+      outcome.response = Error{"timed out after " + std::to_string(static_cast<int>(request.timeout_s)) +
+                                   " s fetching " + url,
+                               "timeout"};
+      break;
+    }
+    net::HttpRequest r;
+    r.method = method;
+    r.url = url;
+    r.headers = request.headers;
+    r.headers.emplace_back("User-Agent", "sepp/" SEPP_VERSION " (fetch_content)");
+    r.body = body;
+    r.connect_timeout_s = left;
+    r.read_timeout_s = left;
+    r.proxy = "http://127.0.0.1:" + std::to_string(port);
+    net::HttpResponseHead head;
+    std::string got;
+    bool cut = false;
+    net::HttpHandlers h;
+    h.on_head = [&](const net::HttpResponseHead& hd) { head = hd; };
+    h.on_body = [&](std::string_view chunk) {
+      if (IsRedirect(head.status)) return true;
+      size_t room = request.max_bytes - std::min(request.max_bytes, got.size());
+      got.append(chunk.substr(0, room));
+      if (chunk.size() > room) {
+        cut = true;
+        return false;
+      }
+      return true;
+    };
+    Status st = net::HttpSend(r, h, cancel);
+    auto refused = (*proxy)->Refusals();
+    if (!refused.empty()) {
+      outcome.denials = refused;
+      std::string text = refused.front().text;
+      if (resp.redirects > 0) text = "after " + std::to_string(resp.redirects) + " redirect(s) to " + url + ": " + text;
+      outcome.response = Error{text, "denied"};
+      break;
+    }
+    if (!st.ok()) {
+      outcome.response = st.error();
+      break;
+    }
+    if (IsRedirect(head.status) && method == "GET") {
+      if (resp.redirects >= request.max_redirects) {
+        outcome.response = Error{"more than " + std::to_string(request.max_redirects) +
+                                     " redirects, the last to " + url,
+                                 "redirects"};
+        break;
+      }
+      std::string next = ResolveLocation(url, head.Header("location"));
+      if (next.empty()) {
+        outcome.response = Error{"a redirect from " + url + " to something that is not an http(s) URL ('" +
+                                     head.Header("location") + "')",
+                                 "redirects"};
+        break;
+      }
+      ++resp.redirects;
+      url = next;
+      if (head.status == 303) body.clear();
+      continue;
+    }
+    resp.status = head.status;
+    resp.final_url = url;
+    resp.content_type = head.Header("content-type");
+    resp.body = std::move(got);
+    resp.truncated = cut;
+    outcome.response = std::move(resp);
+    break;
+  }
+  return outcome;
+}
+
+}  // namespace sepp::tools
