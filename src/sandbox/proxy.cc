@@ -357,6 +357,24 @@ void EgressProxy::BadRequest(int client, const std::string& why) {
   Linger(client);
 }
 
+Result<LoopbackProxy> StartLoopbackProxy(std::vector<std::string> allow_domains, Resolver resolve) {
+  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return Error::Make(std::string("cannot make the egress proxy's socket: ") + std::strerror(errno), "io");
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd.get(), 16) != 0 ||
+      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+    return Error::Make(std::string("cannot listen on loopback for the egress proxy: ") + std::strerror(errno), "io");
+  LoopbackProxy lp;
+  lp.port = ntohs(a.sin_port);
+  auto proxy = EgressProxy::Start(std::move(fd), std::move(allow_domains), std::move(resolve));
+  if (!proxy.ok()) return proxy.error();
+  lp.proxy = std::move(*proxy);
+  return lp;
+}
+
 int SendProxyListener(int channel, const char** step) {
   if (int e = BringUpLoopback()) {
     *step = "bringing up loopback for the proxy";

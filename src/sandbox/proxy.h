@@ -102,6 +102,19 @@ class EgressProxy {
   std::thread accept_thread_;
 };
 
+// An egress proxy for sepp's own requests on a plugin's or a tool's behalf
+// (sepp:net, fetch_content): listening on the host's 127.0.0.1 at a port
+// the kernel picks, returned with it (proxy URL "http://127.0.0.1:PORT").
+// Other local processes could connect to it too; they reach nothing more
+// than the allowlist, which they could reach directly anyway.
+struct LoopbackProxy {
+  std::unique_ptr<EgressProxy> proxy;
+  int port = 0;
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+};
+Result<LoopbackProxy> StartLoopbackProxy(std::vector<std::string> allow_domains,
+                                         Resolver resolve = nullptr);
+
 // In the child: bring up loopback, listen on 127.0.0.1:kProxyPort and send
 // the socket over `channel` (SCM_RIGHTS). 0 or errno.
 int SendProxyListener(int channel, const char** step);

@@ -1,13 +1,6 @@
 #include "tools/web_fetch.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "base/clock.h"
 #include "net/url.h"
@@ -18,20 +11,6 @@ namespace {
 
 using sandbox::Denial;
 using sandbox::DenialKind;
-
-// A listening socket on 127.0.0.1, any port: the proxy's, for one request.
-Result<std::pair<UniqueFd, int>> LoopbackListener() {
-  UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error{std::string("socket: ") + std::strerror(errno), "io"};
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd.get(), 16) != 0 ||
-      getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    return Error{std::string("cannot listen on loopback: ") + std::strerror(errno), "io"};
-  return std::make_pair(std::move(fd), static_cast<int>(ntohs(a.sin_port)));
-}
 
 bool IsRedirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -74,13 +53,7 @@ WebOutcome WebSend(const WebRequest& request, const sandbox::Policy& policy, Can
     return outcome;
   }
   if (policy.net == sandbox::NetMode::kOff) allow = request.also_allow;
-  auto listener = LoopbackListener();
-  if (!listener.ok()) {
-    outcome.response = listener.error();
-    return outcome;
-  }
-  int port = listener->second;
-  auto proxy = sandbox::EgressProxy::Start(std::move(listener->first), allow, request.resolve);
+  auto proxy = sandbox::StartLoopbackProxy(allow, request.resolve);
   if (!proxy.ok()) {
     outcome.response = proxy.error();
     return outcome;
@@ -106,7 +79,7 @@ WebOutcome WebSend(const WebRequest& request, const sandbox::Policy& policy, Can
     r.body = body;
     r.connect_timeout_s = left;
     r.read_timeout_s = left;
-    r.proxy = "http://127.0.0.1:" + std::to_string(port);
+    r.proxy = proxy->url();
     net::HttpResponseHead head;
     std::string got;
     bool cut = false;
@@ -123,7 +96,7 @@ WebOutcome WebSend(const WebRequest& request, const sandbox::Policy& policy, Can
       return true;
     };
     Status st = net::HttpSend(r, h, cancel);
-    auto refused = (*proxy)->Refusals();
+    auto refused = proxy->proxy->Refusals();
     if (!refused.empty()) {
       outcome.denials = refused;
       std::string text = refused.front().text;

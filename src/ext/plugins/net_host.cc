@@ -1,8 +1,5 @@
 // sepp:net (capability_hosts.h): HTTP for a plugin through an egress proxy
 // of its own, started on first use and holding exactly its net domains.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,36 +18,16 @@ using wasm::HostFunc;
 
 Error Trap(std::string m) { return Error::Make(std::move(m), "trap"); }
 
-// A listening socket on 127.0.0.1 with a port the kernel picks.
-Result<std::pair<UniqueFd, int>> LoopbackListener() {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return Error::Make("cannot make a socket for the plugin's egress proxy", "io");
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd.get(), 16) != 0 ||
-      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    return Error::Make("cannot listen on loopback for the plugin's egress proxy", "io");
-  int port = ntohs(a.sin_port);
-  return std::pair{std::move(fd), port};
-}
-
 // The proxy URL, starting the proxy on first use; "" with *why on failure.
 std::string ProxyUrl(HostEnv& env, std::string* why) {
   if (env.net_proxy) return "http://127.0.0.1:" + std::to_string(env.net_proxy_port);
-  auto listener = LoopbackListener();
-  if (!listener.ok()) {
-    *why = listener.error().message;
-    return "";
-  }
-  auto proxy = sandbox::EgressProxy::Start(std::move(listener->first), env.granted.net);
+  auto proxy = sandbox::StartLoopbackProxy(env.granted.net);
   if (!proxy.ok()) {
     *why = proxy.error().message;
     return "";
   }
-  env.net_proxy = std::move(*proxy);
-  env.net_proxy_port = listener->second;
+  env.net_proxy = std::move(proxy->proxy);
+  env.net_proxy_port = proxy->port;
   return "http://127.0.0.1:" + std::to_string(env.net_proxy_port);
 }
 
