@@ -6,7 +6,8 @@
 //   sepp mcp remove NAME               remove it (and its confirmation)
 //   sepp mcp trust NAME                confirm its capabilities as they are now
 //   sepp mcp probe [--call TOOL --args JSON] (URL | -- CMD...)
-//                                      connect to a Streamable HTTP server,
+//                                      connect to a Streamable HTTP server
+//                                      (signing in with OAuth when it asks),
 //                                      or start a stdio one confined (no
 //                                      capabilities but --fs-read etc.);
 //                                      list its tools, call one
@@ -151,6 +152,14 @@ int RunMcpCommand(int argc, char** argv) {
   probe->add_option("--call", call, "a tool to call");
   probe->add_option("--args", call_args, "its arguments as a JSON object");
   probe_caps.Add(probe);
+  std::string client_id, client_secret_env, client_metadata_url;
+  for (auto* cmd : {add, probe}) {
+    cmd->add_option("--oauth-client-id", client_id, "a remote server: sepp's pre-registered OAuth client id");
+    cmd->add_option("--oauth-client-secret-env", client_secret_env,
+                    "the environment variable holding that client's secret");
+    cmd->add_option("--oauth-client-metadata-url", client_metadata_url,
+                    "sepp's OAuth client ID metadata document (https URL)");
+  }
   probe->add_option("command", command, "URL, or -- CMD ARGS...")->required();
   try {
     cli.parse(argc, argv);
@@ -178,6 +187,9 @@ int RunMcpCommand(int argc, char** argv) {
     s.command.clear();
   }
   s.capabilities = probe->parsed() ? probe_caps.caps : add_caps.caps;
+  s.oauth_client_id = client_id;
+  s.oauth_client_secret_env_var = client_secret_env;
+  s.oauth_client_metadata_url = client_metadata_url;
   for (const auto& kv : env_values) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {
