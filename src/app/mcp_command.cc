@@ -3,7 +3,8 @@
 //   sepp mcp list                      every server, where it is configured,
 //                                      what it may do, whether confirmed
 //   sepp mcp add NAME [caps] -- CMD... add a stdio server to SeppHome()/mcp.toml
-//   sepp mcp remove NAME               remove it (and its confirmation)
+//   sepp mcp remove NAME               remove it (and its confirmation and
+//                                      OAuth tokens)
 //   sepp mcp trust NAME                confirm its capabilities as they are now
 //   sepp mcp probe [--call TOOL --args JSON] (URL | -- CMD...)
 //                                      connect to a Streamable HTTP server
@@ -20,6 +21,8 @@
 #include "base/json.h"
 #include "ext/capabilities.h"
 #include "ext/mcp/config.h"
+#include "ext/mcp/oauth_store.h"
+#include "ext/mcp/oauth_wire.h"
 #include "ext/mcp/servers.h"
 
 namespace sepp::app {
@@ -72,6 +75,14 @@ int List() {
                 s.line ? (":" + std::to_string(s.line)).c_str() : "", s.origin.c_str(),
                 StateText(state));
     for (const auto& m : ext::Describe(s.capabilities)) std::printf("  may: %s\n", m.c_str());
+    if (s.UsesOAuth()) {
+      auto record = ext::mcp::LoadOAuthRecord(ext::mcp::CanonicalResource(s.url));
+      if (record)
+        std::printf("  OAuth: signed in at %s%s\n", record->issuer.c_str(),
+                    record->scope.empty() ? "" : (" (scope " + record->scope + ")").c_str());
+      else
+        std::printf("  OAuth: not signed in (sepp signs in when the server asks)\n");
+    }
   }
   return 0;
 }
@@ -169,11 +180,16 @@ int RunMcpCommand(int argc, char** argv) {
   if (*list) return List();
   if (*trust) return Trust(name);
   if (*remove) {
+    std::string removed_url;  // its OAuth tokens go with it
+    if (auto config = ext::mcp::LoadMcpConfig(fs::current_path()); config.ok())
+      for (const auto& s : config->servers)
+        if (s.name == name && s.source == ext::mcp::UserMcpFile()) removed_url = s.url;
     if (auto st = ext::mcp::RemoveUserServer(name); !st.ok()) {
       std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
       return 2;
     }
     (void)ext::Unconfirm(name);
+    if (!removed_url.empty()) (void)ext::mcp::ForgetOAuthRecord(ext::mcp::CanonicalResource(removed_url));
     std::printf("removed %s\n", name.c_str());
     return 0;
   }

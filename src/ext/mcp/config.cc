@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/paths.h"
 #include "base/project_trust.h"
+#include "base/strings.h"
 #include "base/toml.h"
 
 namespace sepp::ext::mcp {
@@ -190,6 +191,13 @@ std::string ServerConfig::Runs() const {
   if (!oauth_client_id.empty()) j["oauth_client_id"] = oauth_client_id;
   if (!oauth_client_metadata_url.empty()) j["oauth_client_metadata_url"] = oauth_client_metadata_url;
   return DumpJson(j);
+}
+
+bool ServerConfig::UsesOAuth() const {
+  if (url.empty() || !bearer_token_env_var.empty()) return false;
+  for (const auto& [k, v] : headers)
+    if (ToLower(k) == "authorization") return false;
+  return true;
 }
 
 bool ServerConfig::ToolEnabled(const std::string& tool) const {

@@ -52,6 +52,8 @@ struct ServerConfig {
   // client id and the variable holding its secret, or sepp's client ID
   // metadata document URL; none: dynamic client registration.
   std::string oauth_client_id, oauth_client_secret_env_var, oauth_client_metadata_url;
+  // A remote server with no Authorization of its own configured: sepp signs in with OAuth.
+  bool UsesOAuth() const;
   bool enabled = true;
   double startup_timeout_s = 10;
   double tool_timeout_s = 60;

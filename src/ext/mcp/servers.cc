@@ -106,9 +106,7 @@ Result<std::unique_ptr<Transport>> Connect(const ServerConfig& config, const Sta
       headers.emplace_back("Authorization", std::string("Bearer ") + token);
     }
     std::shared_ptr<OAuthClient> oauth;
-    bool has_authorization = std::any_of(headers.begin(), headers.end(),
-                                         [](const auto& h) { return ToLower(h.first) == "authorization"; });
-    if (!has_authorization) {
+    if (config.UsesOAuth()) {
       OAuthOptions o;
       o.server_name = config.name;
       o.client_id = config.oauth_client_id;
