@@ -13,6 +13,7 @@
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <set>
 
 #include "base/file.h"
 #include "base/json.h"
@@ -35,10 +36,13 @@ struct Fixture {
   std::string tools_call_scope;    // a scope tools/call needs beyond "basic"
   std::vector<std::string> grantable = {"basic", "write"};  // what a sign-in can get
   std::string last_challenge_sent;
-  int authorizations = 0, token_requests = 0, registrations = 0;
+  int authorizations = 0, token_requests = 0, registrations = 0, refreshes = 0;
+  int expires_in = 3600;
+  std::string refresh_resource;
   std::string pkce_challenge, last_verifier;
   std::vector<std::string> bearer_seen;
   std::map<std::string, std::string> token_scopes;
+  std::set<std::string> refresh_tokens;  // access tokens whose "rt-" refresh token is valid
   std::atomic<int> token_counter{0};
   net::HttpServer server{[this](const net::HttpServerRequest& r, net::ResponseWriter& w) { Handle(r, w); }};
   std::string base() { return "http://127.0.0.1:" + std::to_string(server.port()); }
@@ -72,14 +76,31 @@ struct Fixture {
                                     PercentEncode(QueryValue(query, "state"))}}, "");
     } else if (path == "/token") {
       ++token_requests;
+      std::string token = "tok-" + std::to_string(++token_counter) + "-secretish";
+      if (QueryValue(r.body, "grant_type") == "refresh_token") {
+        std::string old_token = QueryValue(r.body, "refresh_token");
+        old_token = old_token.rfind("rt-", 0) == 0 ? old_token.substr(3) : "";
+        if (!refresh_tokens.count(old_token)) {
+          w.Send(400, {{"Content-Type", "application/json"}}, R"({"error":"invalid_grant"})");
+          return;
+        }
+        ++refreshes;
+        refresh_resource = QueryValue(r.body, "resource");
+        token_scopes[token] = token_scopes[old_token];
+        refresh_tokens.insert(token);
+        Json200(w, {{"access_token", token}, {"token_type", "Bearer"}, {"expires_in", expires_in},
+                    {"refresh_token", "rt-" + token}});
+        return;
+      }
       last_verifier = QueryValue(r.body, "code_verifier");
       std::string code = QueryValue(r.body, "code");
-      std::string token = "tok-" + std::to_string(++token_counter) + "-secretish";
       std::string granted;
       for (const auto& s : Split(code.rfind("code-", 0) == 0 ? code.substr(5) : "", ' '))
         if (std::find(grantable.begin(), grantable.end(), s) != grantable.end()) granted += " " + s + " ";
       token_scopes[token] = granted;
-      Json200(w, {{"access_token", token}, {"token_type", "Bearer"}, {"expires_in", 3600}});
+      refresh_tokens.insert(token);
+      Json200(w, {{"access_token", token}, {"token_type", "Bearer"}, {"expires_in", expires_in},
+                  {"refresh_token", "rt-" + token}});
     } else if (path == "/mcp") {
       auto msg = ParseJson(r.body);
       std::string method = msg.ok() ? msg->value("method", "") : "";
@@ -214,6 +235,32 @@ TEST_F(OAuthTest, SignsInWithPkceAndKeepsTheTokenPrivate) {
   ASSERT_TRUE(again->ListTools().ok());
   std::lock_guard lock(fx_.mu);
   EXPECT_EQ(fx_.authorizations, 1);
+}
+
+TEST_F(OAuthTest, RefreshesAnExpiringTokenAndARevokedOneWithoutAskingAgain) {
+  fx_.expires_in = 1;  // inside the 30 s margin: refreshed before the next request
+  auto client = Connect(Options());
+  ASSERT_TRUE(client->Initialize(20).ok());
+  ASSERT_TRUE(client->ListTools().ok());
+  {
+    std::lock_guard lock(fx_.mu);
+    EXPECT_EQ(fx_.authorizations, 1);
+    EXPECT_GE(fx_.refreshes, 1);
+    EXPECT_EQ(fx_.refresh_resource, fx_.base() + "/mcp") << "the resource indicator on the refresh too";
+    fx_.expires_in = 3600;
+  }
+  ASSERT_TRUE(client->ListTools().ok());  // refreshed once more, now to a long-lived token
+  {
+    // The server forgets every access token (revoked): a 401, and the
+    // refresh token gets a new one.
+    std::lock_guard lock(fx_.mu);
+    fx_.token_scopes.clear();
+    fx_.refreshes = 0;
+  }
+  ASSERT_TRUE(client->ListTools().ok());
+  std::lock_guard lock(fx_.mu);
+  EXPECT_EQ(fx_.refreshes, 1);
+  EXPECT_EQ(fx_.authorizations, 1) << "no second sign-in";
 }
 
 TEST_F(OAuthTest, MetadataNamingAnotherResourceGetsNoToken) {

@@ -7,6 +7,7 @@
 #include "base/secrets.h"
 #include "base/strings.h"
 #include "ext/mcp/http_transport.h"
+#include "ext/mcp/resource_tools.h"
 #include "ext/mcp/stdio_transport.h"
 
 namespace sepp::ext::mcp {
@@ -209,6 +210,7 @@ std::vector<std::unique_ptr<tools::Tool>> McpServers::MakeTools() const {
   for (const auto& server : running_)
     for (auto& t : server->Tools())
       if (server->config().ToolEnabled(t.name)) out.push_back(MakeMcpTool(server, std::move(t)));
+  for (auto& t : MakeResourceTools(running_)) out.push_back(std::move(t));
   return out;
 }
 
