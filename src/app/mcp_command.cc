@@ -3,10 +3,12 @@
 //   sepp mcp list                      every server, where it is configured,
 //                                      what it may do, whether confirmed
 //   sepp mcp add NAME [caps] -- CMD... add a stdio server to SeppHome()/mcp.toml
-//   sepp mcp remove NAME               remove it (and its confirmation)
+//   sepp mcp remove NAME               remove it (and its confirmation and
+//                                      OAuth tokens)
 //   sepp mcp trust NAME                confirm its capabilities as they are now
 //   sepp mcp probe [--call TOOL --args JSON] (URL | -- CMD...)
-//                                      connect to a Streamable HTTP server,
+//                                      connect to a Streamable HTTP server
+//                                      (signing in with OAuth when it asks),
 //                                      or start a stdio one confined (no
 //                                      capabilities but --fs-read etc.);
 //                                      list its tools, call one
@@ -19,6 +21,8 @@
 #include "base/json.h"
 #include "ext/capabilities.h"
 #include "ext/mcp/config.h"
+#include "ext/mcp/oauth_store.h"
+#include "ext/mcp/oauth_wire.h"
 #include "ext/mcp/servers.h"
 
 namespace sepp::app {
@@ -71,6 +75,14 @@ int List() {
                 s.line ? (":" + std::to_string(s.line)).c_str() : "", s.origin.c_str(),
                 StateText(state));
     for (const auto& m : ext::Describe(s.capabilities)) std::printf("  may: %s\n", m.c_str());
+    if (s.UsesOAuth()) {
+      auto record = ext::mcp::LoadOAuthRecord(ext::mcp::CanonicalResource(s.url));
+      if (record)
+        std::printf("  OAuth: signed in at %s%s\n", record->issuer.c_str(),
+                    record->scope.empty() ? "" : (" (scope " + record->scope + ")").c_str());
+      else
+        std::printf("  OAuth: not signed in (sepp signs in when the server asks)\n");
+    }
   }
   return 0;
 }
@@ -151,6 +163,14 @@ int RunMcpCommand(int argc, char** argv) {
   probe->add_option("--call", call, "a tool to call");
   probe->add_option("--args", call_args, "its arguments as a JSON object");
   probe_caps.Add(probe);
+  std::string client_id, client_secret_env, client_metadata_url;
+  for (auto* cmd : {add, probe}) {
+    cmd->add_option("--oauth-client-id", client_id, "a remote server: sepp's pre-registered OAuth client id");
+    cmd->add_option("--oauth-client-secret-env", client_secret_env,
+                    "the environment variable holding that client's secret");
+    cmd->add_option("--oauth-client-metadata-url", client_metadata_url,
+                    "sepp's OAuth client ID metadata document (https URL)");
+  }
   probe->add_option("command", command, "URL, or -- CMD ARGS...")->required();
   try {
     cli.parse(argc, argv);
@@ -160,11 +180,16 @@ int RunMcpCommand(int argc, char** argv) {
   if (*list) return List();
   if (*trust) return Trust(name);
   if (*remove) {
+    std::string removed_url;  // its OAuth tokens go with it
+    if (auto config = ext::mcp::LoadMcpConfig(fs::current_path()); config.ok())
+      for (const auto& s : config->servers)
+        if (s.name == name && s.source == ext::mcp::UserMcpFile()) removed_url = s.url;
     if (auto st = ext::mcp::RemoveUserServer(name); !st.ok()) {
       std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
       return 2;
     }
     (void)ext::Unconfirm(name);
+    if (!removed_url.empty()) (void)ext::mcp::ForgetOAuthRecord(ext::mcp::CanonicalResource(removed_url));
     std::printf("removed %s\n", name.c_str());
     return 0;
   }
@@ -178,6 +203,9 @@ int RunMcpCommand(int argc, char** argv) {
     s.command.clear();
   }
   s.capabilities = probe->parsed() ? probe_caps.caps : add_caps.caps;
+  s.oauth_client_id = client_id;
+  s.oauth_client_secret_env_var = client_secret_env;
+  s.oauth_client_metadata_url = client_metadata_url;
   for (const auto& kv : env_values) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) {

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include "ext/mcp/resource_tools.h"
 #include "ext/mcp/servers.h"
 #include "sandbox/held_child.h"
 #include "sandbox/probe.h"
@@ -107,6 +108,34 @@ TEST_F(RealServersTest, EverythingToolsProgressAndStructuredContent) {
 
 // The server is told the whole disk is its allowed folder (and offered no
 // roots that would narrow it): the sandbox alone keeps it to what it declared.
+// Resources through the two resource tools: listed, then one read; a
+// server that does not offer resources gets none; a wrong name is a clear error.
+TEST_F(RealServersTest, EverythingResourcesListedAndRead) {
+  auto s = Start("everything", {"stdio"});
+  ASSERT_TRUE(s);
+  auto tools = MakeResourceTools({s});
+  ASSERT_EQ(tools.size(), 2u);
+  EXPECT_EQ(tools[0]->name(), "mcp_list_resources");
+  tools::ToolContext ctx;
+  auto list = tools[0]->Run(Json::object(), ctx);
+  ASSERT_FALSE(list.is_error) << list.text;
+  ASSERT_TRUE(list.details["resources"].is_array());
+  ASSERT_FALSE(list.details["resources"].empty()) << list.text;
+  std::string uri = list.details["resources"][0]["uri"];
+  auto read = tools[1]->Run({{"server", "everything"}, {"uri", uri}}, ctx);
+  ASSERT_FALSE(read.is_error) << read.text;
+  EXPECT_NE(read.text, "(empty resource)");
+  auto wrong = tools[1]->Run({{"server", "nope"}, {"uri", uri}}, ctx);
+  EXPECT_TRUE(wrong.is_error);
+  EXPECT_NE(wrong.text.find("no MCP server named nope"), std::string::npos) << wrong.text;
+  auto missing = tools[1]->Run({{"server", "everything"}, {"uri", "demo://no/such/resource"}}, ctx);
+  EXPECT_TRUE(missing.is_error) << missing.text;
+
+  auto thinking = Start("sequential-thinking", {});
+  ASSERT_TRUE(thinking);
+  EXPECT_TRUE(MakeResourceTools({thinking}).empty()) << "no resources capability, no resource tools";
+}
+
 TEST_F(RealServersTest, FilesystemServerWithTheWholeDiskStaysInsideItsDeclaration) {
   Capabilities caps;
   caps.fs_read = {"./", "~"};

@@ -195,6 +195,10 @@ Result<Json> McpClient::Request(const std::string& method, Json params, const Re
     }
     if (p.deadline > 0) {
       double left = p.deadline - MonotonicSeconds();
+      if (left <= 0 && transport_->AwaitingUser()) {
+        p.deadline = MonotonicSeconds() + p.timeout_s;
+        continue;
+      }
       if (left <= 0) {
         gave_up = "timeout";
         break;

@@ -8,6 +8,7 @@
 #include "base/json.h"
 #include "base/paths.h"
 #include "base/project_trust.h"
+#include "base/strings.h"
 #include "base/toml.h"
 
 namespace sepp::ext::mcp {
@@ -98,6 +99,15 @@ Result<ServerConfig> ServerFromToml(const toml::table& t, const std::string& sou
     } else if (key == "bearer_token_env_var") {
       if (!node.is_string()) return Error::Make(at + "bearer_token_env_var: expected a variable name", "usage");
       s.bearer_token_env_var = node.as_string()->get();
+    } else if (key == "oauth_client_id" || key == "oauth_client_secret_env_var" ||
+               key == "oauth_client_metadata_url") {
+      if (!node.is_string()) return Error::Make(at + key + ": expected a string", "usage");
+      std::string v = node.as_string()->get();
+      if (key == "oauth_client_metadata_url" && v.rfind("https://", 0) != 0)
+        return Error::Make(at + key + ": a client ID metadata document is an https:// URL", "usage");
+      (key == "oauth_client_id"              ? s.oauth_client_id
+       : key == "oauth_client_secret_env_var" ? s.oauth_client_secret_env_var
+                                              : s.oauth_client_metadata_url) = v;
     } else if (key == "enabled") {
       if (!node.is_boolean()) return Error::Make(at + "enabled: expected true or false", "usage");
       s.enabled = node.as_boolean()->get();
@@ -117,7 +127,8 @@ Result<ServerConfig> ServerFromToml(const toml::table& t, const std::string& sou
       s.capabilities = *c;
     } else {
       return Error::Make(at + "mcp.servers." + key + ": unknown key (known: name, command, url, "
-                         "cwd, env, headers, bearer_token_env_var, enabled, startup_timeout_sec, "
+                         "cwd, env, headers, bearer_token_env_var, oauth_client_id, oauth_client_secret_env_var, "
+                         "oauth_client_metadata_url, enabled, startup_timeout_sec, "
                          "tool_timeout_sec, enabled_tools, disabled_tools, capabilities)", "usage");
     }
   }
@@ -176,7 +187,17 @@ bool ValidServerName(const std::string& name) {
 std::string ServerConfig::Runs() const {
   Json j = {{"command", command}, {"url", url}, {"cwd", cwd.value_or("")}, {"env", env},
             {"headers", headers}, {"bearer_token_env_var", bearer_token_env_var}};
+  // Only when set, so the keys of servers confirmed before these existed stay.
+  if (!oauth_client_id.empty()) j["oauth_client_id"] = oauth_client_id;
+  if (!oauth_client_metadata_url.empty()) j["oauth_client_metadata_url"] = oauth_client_metadata_url;
   return DumpJson(j);
+}
+
+bool ServerConfig::UsesOAuth() const {
+  if (url.empty() || !bearer_token_env_var.empty()) return false;
+  for (const auto& [k, v] : headers)
+    if (ToLower(k) == "authorization") return false;
+  return true;
 }
 
 bool ServerConfig::ToolEnabled(const std::string& tool) const {
@@ -375,6 +396,11 @@ std::string ToToml(const ServerConfig& s) {
     out += " }\n";
   }
   if (!s.bearer_token_env_var.empty()) out += "bearer_token_env_var = " + TomlString(s.bearer_token_env_var) + "\n";
+  if (!s.oauth_client_id.empty()) out += "oauth_client_id = " + TomlString(s.oauth_client_id) + "\n";
+  if (!s.oauth_client_secret_env_var.empty())
+    out += "oauth_client_secret_env_var = " + TomlString(s.oauth_client_secret_env_var) + "\n";
+  if (!s.oauth_client_metadata_url.empty())
+    out += "oauth_client_metadata_url = " + TomlString(s.oauth_client_metadata_url) + "\n";
   if (!s.enabled) out += "enabled = false\n";
   if (s.startup_timeout_s != 10) out += "startup_timeout_sec = " + std::to_string(s.startup_timeout_s) + "\n";
   if (s.tool_timeout_s != 60) out += "tool_timeout_sec = " + std::to_string(s.tool_timeout_s) + "\n";

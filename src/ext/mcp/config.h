@@ -48,6 +48,12 @@ struct ServerConfig {
   // the token itself never goes into a file sepp writes).
   std::map<std::string, std::string> headers;
   std::string bearer_token_env_var;
+  // OAuth (when no Authorization header is configured): a pre-registered
+  // client id and the variable holding its secret, or sepp's client ID
+  // metadata document URL; none: dynamic client registration.
+  std::string oauth_client_id, oauth_client_secret_env_var, oauth_client_metadata_url;
+  // A remote server with no Authorization of its own configured: sepp signs in with OAuth.
+  bool UsesOAuth() const;
   bool enabled = true;
   double startup_timeout_s = 10;
   double tool_timeout_s = 60;

@@ -5,8 +5,8 @@
 
 namespace sepp::ext::mcp {
 
-HttpTransport::HttpTransport(std::string url, net::Headers headers)
-    : url_(std::move(url)), headers_(std::move(headers)) {}
+HttpTransport::HttpTransport(std::string url, net::Headers headers, std::shared_ptr<OAuthClient> oauth)
+    : url_(std::move(url)), headers_(std::move(headers)), oauth_(std::move(oauth)) {}
 
 HttpTransport::~HttpTransport() { Close(); }
 
@@ -71,82 +71,98 @@ void HttpTransport::Fail(const std::string& reason) {
 
 void HttpTransport::Post(Json message) {
   const bool is_initialize = message.value("method", "") == "initialize";
-  net::HttpRequest req;
-  req.method = "POST";
-  req.url = url_;
-  req.headers = RequestHeaders();
-  req.body = DumpJson(message);
-  req.read_timeout_s = 24 * 3600;  // the client's own timeouts decide
-  std::string content_type, body;
-  int status = 0;
-  net::SseParser sse([&](const net::SseEvent& e) {
-    if (e.event == "message") Deliver(e.data, "event");
-  });
-  net::HttpHandlers h;
-  h.on_head = [&](const net::HttpResponseHead& head) {
-    status = head.status;
-    content_type = head.Header("content-type");
-    if (is_initialize) {
-      std::lock_guard lock(mu_);
-      session_id_ = head.Header("mcp-session-id");
-    }
-  };
-  h.on_body = [&](std::string_view chunk) {
-    if (content_type.find("text/event-stream") != std::string::npos) {
-      sse.Feed(chunk);
-      if (sse.too_big()) {
-        Fail("the server sent an event larger than 16 MiB");
-        return false;
+  const std::string body_text = DumpJson(message);
+  // A few rounds: a 401 (sign in, or refresh), a 403 insufficient_scope
+  // (step up); the OAuth client bounds how often it asks the user.
+  for (int round = 0;; ++round) {
+    net::HttpRequest req;
+    req.method = "POST";
+    req.url = url_;
+    req.headers = RequestHeaders();
+    std::string authorization = oauth_ ? oauth_->Authorization(&cancel_) : "";
+    if (!authorization.empty()) req.headers.emplace_back("Authorization", authorization);
+    req.body = body_text;
+    req.read_timeout_s = 24 * 3600;  // the client's own timeouts decide
+    std::string content_type, body, challenge;
+    int status = 0;
+    net::SseParser sse([&](const net::SseEvent& e) {
+      if (e.event == "message") Deliver(e.data, "event");
+    });
+    net::HttpHandlers h;
+    h.on_head = [&](const net::HttpResponseHead& head) {
+      status = head.status;
+      content_type = head.Header("content-type");
+      challenge = head.Header("www-authenticate");
+      if (is_initialize && status / 100 == 2) {
+        std::lock_guard lock(mu_);
+        session_id_ = head.Header("mcp-session-id");
       }
-    } else {
-      if (body.size() + chunk.size() > kMaxMessageBytes) {
-        Fail("the server sent a message larger than 16 MiB");
-        return false;
+    };
+    h.on_body = [&](std::string_view chunk) {
+      if (content_type.find("text/event-stream") != std::string::npos) {
+        sse.Feed(chunk);
+        if (sse.too_big()) {
+          Fail("the server sent an event larger than 16 MiB");
+          return false;
+        }
+      } else {
+        if (body.size() + chunk.size() > kMaxMessageBytes) {
+          Fail("the server sent a message larger than 16 MiB");
+          return false;
+        }
+        body.append(chunk);
       }
-      body.append(chunk);
-    }
-    return !closed_;
-  };
-  Status st = net::HttpSend(req, h, &cancel_);
-  if (closed_) return;
-  if (!st.ok()) {
-    Fail("the MCP server at " + url_ + " cannot be reached: " + st.error().message);
-    return;
-  }
-  if (status == 404 && !is_initialize) {
-    bool had_session;
-    {
-      std::lock_guard lock(mu_);
-      had_session = !session_id_.empty();
-    }
-    if (had_session) {
-      Fail("the MCP server ended the session (HTTP 404 for its Mcp-Session-Id); sepp "
-           "connects again at the next start");
+      return !closed_;
+    };
+    Status st = net::HttpSend(req, h, &cancel_);
+    if (closed_) return;
+    if (!st.ok()) {
+      Fail("the MCP server at " + url_ + " cannot be reached: " + st.error().message);
       return;
     }
-  }
-  if (status >= 400) {
-    std::string text = Redact(body.substr(0, 500));
-    {
-      std::lock_guard lock(mu_);
-      last_error_ = "HTTP " + std::to_string(status) + (text.empty() ? "" : ": " + text);
+    if (status == 404 && !is_initialize) {
+      bool had_session;
+      {
+        std::lock_guard lock(mu_);
+        had_session = !session_id_.empty();
+      }
+      if (had_session) {
+        Fail("the MCP server ended the session (HTTP 404 for its Mcp-Session-Id); sepp "
+             "connects again at the next start");
+        return;
+      }
     }
-    // A request that failed at the HTTP level gets a JSON-RPC error, so
-    // its caller learns why now rather than at its timeout.
-    if (message.contains("id") && message.contains("method")) {
-      std::string why = status == 401 || status == 403
-                            ? "the server refused the request (HTTP " + std::to_string(status) +
-                                  "): it needs authorization, which sepp does not do for MCP "
-                                  "servers yet (set headers with a token instead)"
-                            : "HTTP " + std::to_string(status) + (text.empty() ? "" : ": " + text);
-      on_message_({{"jsonrpc", "2.0"}, {"id", message["id"]}, {"error", {{"code", -32000}, {"message", why}}}});
+    std::string why;
+    if ((status == 401 || status == 403) && oauth_ && round < 4) {
+      Status auth = oauth_->OnChallenge(status, challenge, authorization, &cancel_);
+      if (closed_) return;
+      if (auth.ok()) continue;
+      why = auth.error().message;
+    }
+    if (status >= 400) {
+      std::string text = Redact(body.substr(0, 500));
+      {
+        std::lock_guard lock(mu_);
+        last_error_ = "HTTP " + std::to_string(status) + (text.empty() ? "" : ": " + text);
+      }
+      if (why.empty())
+        why = status == 401 || status == 403
+                  ? "the server refused the request (HTTP " + std::to_string(status) +
+                        "): it needs authorization (sepp signs in with OAuth when no Authorization "
+                        "header is configured for the server)"
+                  : "HTTP " + std::to_string(status) + (text.empty() ? "" : ": " + text);
+      // A request that failed at the HTTP level gets a JSON-RPC error, so
+      // its caller learns why now rather than at its timeout.
+      if (message.contains("id") && message.contains("method"))
+        on_message_({{"jsonrpc", "2.0"}, {"id", message["id"]}, {"error", {{"code", -32000}, {"message", why}}}});
+      return;
+    }
+    if (content_type.find("text/event-stream") != std::string::npos) {
+      sse.Finish();
+    } else if (content_type.find("application/json") != std::string::npos) {
+      Deliver(body, "JSON");
     }
     return;
-  }
-  if (content_type.find("text/event-stream") != std::string::npos) {
-    sse.Finish();
-  } else if (content_type.find("application/json") != std::string::npos) {
-    Deliver(body, "JSON");
   }
 }
 
@@ -173,6 +189,8 @@ void HttpTransport::Close() {
     req.url = url_;
     req.headers = headers_;
     req.headers.emplace_back("Mcp-Session-Id", session);
+    if (oauth_)
+      if (std::string a = oauth_->Authorization(nullptr); !a.empty()) req.headers.emplace_back("Authorization", a);
     req.connect_timeout_s = 2;
     req.read_timeout_s = 2;
     (void)net::HttpFetch(req, nullptr, 65536);

@@ -8,7 +8,10 @@
 // thread of its own so that a long SSE answer does not hold up other calls
 // or a cancellation. The optional GET stream (server-initiated messages
 // outside a request) is not opened. Headers (`Authorization: Bearer …` from
-// the configuration) go on every request; no OAuth flow (docs/mcp.md).
+// the configuration) go on every request. With an OAuthClient (oauth.h),
+// its token goes on every request, and a 401 or 403 insufficient_scope
+// hands the challenge to it and sends the request again once it has a new
+// token.
 #pragma once
 #include <atomic>
 #include <list>
@@ -16,6 +19,7 @@
 #include <thread>
 
 #include "base/cancel.h"
+#include "ext/mcp/oauth.h"
 #include "ext/mcp/transport.h"
 #include "net/http_client.h"
 
@@ -23,7 +27,7 @@ namespace sepp::ext::mcp {
 
 class HttpTransport : public Transport {
  public:
-  HttpTransport(std::string url, net::Headers headers);
+  HttpTransport(std::string url, net::Headers headers, std::shared_ptr<OAuthClient> oauth = nullptr);
   ~HttpTransport() override;
 
   void Start(OnMessage on_message, OnClosed on_closed) override;
@@ -31,6 +35,7 @@ class HttpTransport : public Transport {
   void Close() override;
   std::string Diagnostics() const override;
   void SetProtocolVersion(const std::string& version) override;
+  bool AwaitingUser() const override { return oauth_ && oauth_->awaiting_user(); }
 
  private:
   void Post(Json message);
@@ -40,6 +45,7 @@ class HttpTransport : public Transport {
 
   const std::string url_;
   const net::Headers headers_;
+  const std::shared_ptr<OAuthClient> oauth_;
   OnMessage on_message_;
   OnClosed on_closed_;
   CancelToken cancel_;

@@ -1,8 +1,13 @@
 #include "ext/mcp/servers.h"
 
+#include <algorithm>
+
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/secrets.h"
+#include "base/strings.h"
 #include "ext/mcp/http_transport.h"
+#include "ext/mcp/resource_tools.h"
 #include "ext/mcp/stdio_transport.h"
 
 namespace sepp::ext::mcp {
@@ -101,7 +106,24 @@ Result<std::unique_ptr<Transport>> Connect(const ServerConfig& config, const Sta
                            " is not set", "usage");
       headers.emplace_back("Authorization", std::string("Bearer ") + token);
     }
-    return std::unique_ptr<Transport>(std::make_unique<HttpTransport>(config.url, std::move(headers)));
+    std::shared_ptr<OAuthClient> oauth;
+    if (config.UsesOAuth()) {
+      OAuthOptions o;
+      o.server_name = config.name;
+      o.client_id = config.oauth_client_id;
+      o.client_metadata_url = config.oauth_client_metadata_url;
+      if (!config.oauth_client_secret_env_var.empty()) {
+        const char* secret = getenv(config.oauth_client_secret_env_var.c_str());
+        if (!secret || !*secret)
+          return Error::Make("the server's OAuth client secret variable " + config.oauth_client_secret_env_var +
+                             " is not set", "usage");
+        RegisterSecret(secret);
+        o.client_secret = secret;
+      }
+      oauth = std::make_shared<OAuthClient>(config.url, std::move(o));
+    }
+    return std::unique_ptr<Transport>(
+        std::make_unique<HttpTransport>(config.url, std::move(headers), std::move(oauth)));
   }
   sandbox::Policy policy = ServerPolicy(config, opts.workspace);
   policy.enabled = opts.sandbox;
@@ -188,6 +210,7 @@ std::vector<std::unique_ptr<tools::Tool>> McpServers::MakeTools() const {
   for (const auto& server : running_)
     for (auto& t : server->Tools())
       if (server->config().ToolEnabled(t.name)) out.push_back(MakeMcpTool(server, std::move(t)));
+  for (auto& t : MakeResourceTools(running_)) out.push_back(std::move(t));
   return out;
 }
 

@@ -37,6 +37,9 @@ class Transport {
   virtual std::string Diagnostics() const = 0;
   // The version initialize negotiated (HTTP sends it on every request).
   virtual void SetProtocolVersion(const std::string& version) { (void)version; }
+  // True while the user is asked for something the answers wait on (an
+  // OAuth sign-in): request timeouts do not run out meanwhile.
+  virtual bool AwaitingUser() const { return false; }
 };
 
 }  // namespace sepp::ext::mcp
