@@ -226,5 +226,39 @@ TEST_F(ProcessesE2e, ConfigIsReadAndChecked) {
   Do("POST", "/v1/processes", {{"command", "true"}});  // room again
 }
 
+TEST_F(ProcessesE2e, TheApiCommandMirrorsTheProcessEndpoints) {
+  std::map<std::string, std::string> env = {{"SEPP_SERVE_URL", server_->url("")}, {"SEPP_SERVE_TOKEN", kToken}};
+  std::string out, err;
+  auto api = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"api", "processes"});
+    return RunSepp(args, env, &out, &err);
+  };
+  ASSERT_EQ(api({"run", "--", "sh", "-c", "echo via-cli; exit 2"}), 0) << err;
+  auto ran = ParseJson(out);
+  ASSERT_TRUE(ran.ok()) << out;
+  EXPECT_EQ((*ran)["stdout"], "via-cli\n");
+  EXPECT_EQ((*ran)["exitCode"], 2);
+  ASSERT_EQ(api({"start", "--interactive", "--", "cat"}), 0) << err;
+  std::string id = ParseJson(out)->value("id", "");
+  ASSERT_FALSE(id.empty()) << out;
+  ASSERT_EQ(api({"input", id, "--data", "typed\n"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["bytesWritten"], 6);
+  for (int i = 0; i < 500 && Logs(id) != "typed\n"; ++i) usleep(10000);
+  ASSERT_EQ(api({"logs", id, "--stream", "stdout"}), 0) << err;
+  auto logs = ParseJson(out);
+  ASSERT_TRUE(logs.ok()) << out;
+  ASSERT_EQ((*logs)["entries"].size(), 1u) << out;
+  EXPECT_EQ(Base64Decode((*logs)["entries"][0]["data"].get<std::string>()).value_or(""), "typed\n");
+  ASSERT_EQ(api({"list"}), 0) << err;
+  EXPECT_NE(out.find(id), std::string::npos);
+  ASSERT_EQ(api({"kill", id, "--wait-ms", "5000"}), 0) << err;
+  EXPECT_EQ((*ParseJson(out))["status"], "exited") << out;
+  ASSERT_EQ(api({"delete", id}), 0) << err;
+  EXPECT_EQ(api({"get", id}), 1);
+  EXPECT_NE(err.find("urn:sepp:error:not_found"), std::string::npos) << err;
+  EXPECT_EQ(api({"run", "--cwd", "/etc", "--", "cat", "passwd"}), 1);
+  EXPECT_NE(err.find("permission_denied"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace sepp::servetest
