@@ -196,6 +196,9 @@ TEST_F(FsE2e, PathsOutsideTheWorkspacesAreRefused) {
   auto name = Call("PUT", "/v1/fs/file", std::string(300, 'b'), "x");
   EXPECT_EQ(name.head.status, 400) << name.body;
   EXPECT_NE(name.body.find("too long"), std::string::npos) << name.body;
+  auto big = Call("PUT", "/v1/fs/file", "big.bin", std::string((32 << 20) + 1, 'x'));
+  EXPECT_EQ(big.head.status, 413) << big.body;
+  EXPECT_FALSE(fs::exists(root_ / "project/big.bin"));
   auto nul = Fetch("GET", server_->url("/v1/fs/stat?path=a%00b"), {{"Authorization", std::string("Bearer ") + kToken}});
   EXPECT_EQ(nul.head.status, 400) << nul.body;
   EXPECT_EQ(Call("GET", "/v1/fs/file", "ok.txt").body, "fine") << "the legitimate file still reads";

@@ -14,6 +14,13 @@ namespace {
 
 // Paths listed in an upload-batch answer; the rest are written, not listed.
 constexpr size_t kMaxListedPaths = 1024;
+// A file written whole (the worker's limit too: its base64 stays inside one frame).
+constexpr size_t kMaxFileBytes = 32 << 20;
+
+std::string TooBig(size_t n) {
+  return "the file has " + std::to_string(n) + " bytes, over the limit of " + std::to_string(kMaxFileBytes) +
+         " for one file; split it (upload-batch takes many files)";
+}
 
 std::string Shown(std::string_view s) { return VisibleControls(SanitizeUtf8(s.substr(0, 300))); }
 
@@ -151,6 +158,8 @@ void FsApi::Handle(const net::HttpServerRequest& req, net::ResponseWriter& w, co
       h.insert(h.end(), cors.begin(), cors.end());
       return (void)w.Send(200, h, *bytes);
     }
+    if (req.body.size() > kMaxFileBytes)
+      return SendProblem(w, cors, 413, problem::kPayloadTooLarge, TooBig(req.body.size()));
     auto r = call({{"op", "write"}, {"path", *path}, {"data", Base64Encode(req.body)}});
     if (r) SendJson(w, cors, {{"path", *path}, {"bytesWritten", (*r)["bytesWritten"]}});
     return;
@@ -202,6 +211,9 @@ void FsApi::Handle(const net::HttpServerRequest& req, net::ResponseWriter& w, co
     auto entries = ReadTar(req.body);
     if (!entries.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, entries.error().message);
     // Whole archive checked first: nothing is written from a refused one.
+    for (const auto& e : *entries)
+      if (e.data.size() > kMaxFileBytes)
+        return SendProblem(w, cors, 413, problem::kPayloadTooLarge, e.name + ": " + TooBig(e.data.size()));
     Json paths = Json::array();
     size_t listed = 0;
     for (const auto& e : *entries) {
