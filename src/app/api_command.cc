@@ -14,6 +14,9 @@
 //   sepp api sessions events ID [--offset N] [--limit N] | events-sse ID [--offset N]
 //   sepp api sessions permissions reply ID PERMISSION_ID --reply once|always|reject
 //   sepp api sessions terminate ID
+//   sepp api processes run|start [--cwd D] [--timeout-ms N] [--interactive] -- COMMAND ARGS...
+//   sepp api processes list | get ID | logs ID [--stream S] [--tail N] [--follow]
+//   sepp api processes input ID --data TEXT | stop ID | kill ID [--wait-ms N] | delete ID
 //
 // A session stream prints each universal event as one JSON line.
 // --endpoint (default $SEPP_SERVE_URL, else http://127.0.0.1:2468) and
@@ -186,6 +189,35 @@ int RunApiCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"once", "always", "reject"}));
   auto* terminate = sessions->add_subcommand("terminate", "POST /v1/sessions/{id}/terminate");
   terminate->add_option("id", session_id, "the session id")->required();
+  auto* processes = cli.add_subcommand("processes", "the processes API (/v1/processes)")->require_subcommand(1);
+  std::vector<std::string> command_line;
+  std::string cwd, process_id, log_stream, input;
+  int64_t timeout_ms = 0, tail = -1, wait_ms = -1;
+  bool interactive = false, follow = false;
+  auto* proc_run = processes->add_subcommand("run", "POST /v1/processes/run: run to its end, print its output");
+  auto* proc_start = processes->add_subcommand("start", "POST /v1/processes: start in the background");
+  for (auto* c : {proc_run, proc_start}) {
+    c->add_option("command", command_line, "the program and its arguments (after --)")->required()->expected(-1);
+    c->add_option("--cwd", cwd, "its folder, inside the server's workspaces");
+  }
+  proc_run->add_option("--timeout-ms", timeout_ms, "kill it after this long")->check(CLI::PositiveNumber);
+  proc_start->add_flag("--interactive", interactive, "keep its input open (processes input)");
+  auto* proc_list = processes->add_subcommand("list", "GET /v1/processes");
+  auto* proc_get = processes->add_subcommand("get", "GET /v1/processes/{id}");
+  auto* proc_logs = processes->add_subcommand("logs", "GET /v1/processes/{id}/logs (entries' data is base64)");
+  proc_logs->add_option("--stream", log_stream, "stdout, stderr or combined")
+      ->check(CLI::IsMember({"stdout", "stderr", "combined"}));
+  proc_logs->add_option("--tail", tail, "only the last N entries")->check(CLI::NonNegativeNumber);
+  proc_logs->add_flag("--follow", follow, "then live, one JSON line per entry, to its end");
+  auto* proc_input = processes->add_subcommand("input", "POST /v1/processes/{id}/input");
+  proc_input->add_option("--data", input, "the text to write to its input")->required();
+  auto* proc_stop = processes->add_subcommand("stop", "POST /v1/processes/{id}/stop (SIGTERM, then SIGKILL)");
+  auto* proc_kill = processes->add_subcommand("kill", "POST /v1/processes/{id}/kill (SIGKILL)");
+  for (auto* c : {proc_stop, proc_kill})
+    c->add_option("--wait-ms", wait_ms, "how long to wait for its end")->check(CLI::Range(0, 60000));
+  auto* proc_delete = processes->add_subcommand("delete", "DELETE /v1/processes/{id} (kills it)");
+  for (auto* c : {proc_get, proc_logs, proc_input, proc_stop, proc_kill, proc_delete})
+    c->add_option("id", process_id, "the process id (proc_N)")->required();
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -233,6 +265,29 @@ int RunApiCommand(int argc, char** argv) {
     return Call(t, "POST", base + "/permissions/" + permission_id + "/reply",
                 DumpJson(Json{{"reply", reply}}));
   if (*terminate) return Call(t, "POST", base + "/terminate");
+  if (*proc_run || *proc_start) {
+    Json body = {{"command", command_line.front()},
+                 {"args", std::vector<std::string>(command_line.begin() + 1, command_line.end())}};
+    if (!cwd.empty()) body["cwd"] = cwd;
+    if (timeout_ms) body["timeoutMs"] = timeout_ms;
+    if (interactive) body["interactive"] = true;
+    return Call(t, "POST", *proc_run ? "/v1/processes/run" : "/v1/processes", DumpJson(body));
+  }
+  const std::string proc = "/v1/processes/" + process_id;
+  if (*proc_list) return Call(t, "GET", "/v1/processes");
+  if (*proc_get) return Call(t, "GET", proc);
+  if (*proc_logs) {
+    std::string q = "?stream=" + (log_stream.empty() ? std::string("combined") : log_stream);
+    if (tail >= 0) q += "&tail=" + std::to_string(tail);
+    if (follow) return Stream(t, proc + "/logs" + q + "&follow=true", "", true);
+    return Call(t, "GET", proc + "/logs" + q);
+  }
+  if (*proc_input)
+    return Call(t, "POST", proc + "/input", DumpJson(Json{{"data", input}, {"encoding", "utf8"}}));
+  if (*proc_stop || *proc_kill)
+    return Call(t, "POST", proc + (*proc_stop ? "/stop" : "/kill") +
+                               (wait_ms >= 0 ? "?waitMs=" + std::to_string(wait_ms) : ""));
+  if (*proc_delete) return Call(t, "DELETE", proc);
   return 2;
 }
 

@@ -41,6 +41,8 @@ constexpr SubCommand kSubCommands[] = {
     {"rm", sepp::app::RunWorkspaceCommand},
     // Not for users: the session sandbox execs it (tools/worker_main.h).
     {"__tool-worker", sepp::app::RunToolWorkerCommand},
+    // Not for users: sepp serve's file API execs it (front/serve/fs_worker_main.h).
+    {"__serve-fs-worker", sepp::app::RunServeFsWorkerCommand},
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "../net/test_sockets.h"
 #include "base/strings.h"
 #include "serve/serve_child.h"
+#include "serve/tar_builder.h"
 #include "session/sqlite_db.h"
 #include "support/fake_provider.h"
 
@@ -532,15 +533,39 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   auto doc = ParseJson(doc_resp.body);
   ASSERT_TRUE(doc.ok()) << doc.error().message;
   EXPECT_EQ((*doc)["openapi"], "3.1.0");
-  ASSERT_EQ((*doc)["paths"].size(), 16u);
+  ASSERT_EQ((*doc)["paths"].size(), 33u);
+  // What the fs and config routes act on.
+  fs::path p = root_ / "project";
+  fs::create_directories(p / ".sepp/skills/oa");
+  fs::create_directories(p / "skill-src/oa");
+  for (const auto& d : {p / ".sepp/skills/oa", p / "skill-src/oa"})
+    std::ofstream(d / "SKILL.md") << "---\nname: oa\ndescription: a test skill\n---\nDo it.\n";
+  std::ofstream(p / ".sepp/mcp.toml") << "[[mcp.servers]]\nname = \"oa\"\ncommand = [\"echo\"]\n";
+  for (const char* f : {"oa-del", "oa-file", "oa-mv"}) std::ofstream(p / f) << "x";
+  const std::string config_query = "?directory=" + p.string();
+  const std::map<std::string, std::string> queries = {
+      {"/v1/fs/entries", "?path=."}, {"/v1/fs/entry", "?path=oa-del"}, {"/v1/fs/file", "?path=oa-file"},
+      {"/v1/fs/mkdir", "?path=oa-dir"}, {"/v1/fs/stat", "?path=oa-file"}, {"/v1/fs/upload-batch", "?path=oa-up"},
+      {"/v1/config/mcp", config_query + "&mcpName=oa"}, {"/v1/config/skills", config_query + "&skillName=oa"}};
   // Every message the session API gets is answered by the fake.
   fake_.SetScript({{"responses", {{{"text", "one"}}, {{"text", "two"}}, {{"text", "three"}}}}});
   // POST first: it opens the ACP connection (the session) the GET then
   // streams; paths come sorted, so the session is created before it is used.
+  // An interactive process for the routes of one process (input, kill,
+  // logs, stop); the POST /v1/processes of the loop makes the one
+  // /v1/processes/{process_id} reads and deletes.
+  {
+    auto started = Fetch("POST", server_->url("/v1/processes"),
+                         {{"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}},
+                         R"({"command":"cat","interactive":true})");
+    ASSERT_EQ(started.head.status, 200) << started.body;
+    ASSERT_EQ(ParseJson(started.body)->value("id", ""), "proc_1");
+  }
   const std::vector<std::string> methods = {"post", "get", "put", "delete"};
   for (const auto& [templ, item] : (*doc)["paths"].items()) {
     std::string path = ReplaceAll(ReplaceAll(templ, "{agent}", "sepp"), "{server_id}", "oa1");
     path = ReplaceAll(ReplaceAll(path, "{session_id}", "oa2"), "{permission_id}", "perm-1");
+    path = ReplaceAll(path, "{process_id}", templ == "/v1/processes/{process_id}" ? "proc_2" : "proc_1");
     for (const auto& method : methods) {
       std::string upper = method;
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -554,6 +579,16 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
       if (path == "/v1/sessions/oa2" && method == "post") body = R"({"agent":"sepp"})";
       if (path.find("/messages") != std::string::npos && method == "post") body = R"({"message":"hi"})";
       if (path.find("/reply") != std::string::npos && method == "post") body = R"({"reply":"once"})";
+      if (auto q = queries.find(path); q != queries.end()) url += q->second;
+      if (path == "/v1/processes" && method == "post") body = R"({"command":"sleep","args":["100"]})";
+      if (path == "/v1/processes/run") body = R"({"command":"true"})";
+      if (path == "/v1/processes/config" && method == "post") body = R"({"maxOutputBytes":4096})";
+      if (path == "/v1/processes/proc_1/input") body = R"({"data":"hi\n","encoding":"utf8"})";
+      if (path == "/v1/fs/move") body = R"({"from":"oa-mv","to":"oa-mv2"})";
+      if (path == "/v1/fs/upload-batch") body = TarEntryBytes("up.txt", '0', "u") + TarEnd();
+      if (path == "/v1/config/mcp" && method == "put") body = R"({"type":"local","command":"echo","args":["hi"]})";
+      if (path == "/v1/config/skills" && method == "put")
+        body = R"({"sources":[{"type":"local","source":"skill-src/oa"}]})";
       int status;
       std::string answer;
       if ((path == "/v1/acp/oa1" || path == "/v1/sessions/oa2/events/sse") && method == "get") {

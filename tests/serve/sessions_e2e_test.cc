@@ -151,6 +151,52 @@ TEST_F(ServeSessions, APromptStreamsInTheUniversalSchemaAndReplaysFromAnyOffset)
   EXPECT_EQ(late.head.status, 409);
 }
 
+TEST_F(ServeSessions, ASessionIsServedAgainAfterARestartFromTheStore) {
+  fake_.SetScript({{"responses", {{{"text", "first answer"}}, {{"text", "second answer"}}}}});
+  Create("r1");
+  ASSERT_EQ(Post("/v1/sessions/r1/messages", Json{{"message", "first question"}}.dump()).head.status, 204);
+  auto before = Parsed(ReadUntil("r1", 0, "sepp.agent.settled"));
+  ASSERT_FALSE(before.empty());
+  ASSERT_EQ(server_->Stop(), 0);
+
+  server_ = std::make_unique<ServeChild>(cwd(), Env(), std::vector<std::string>{"--token", kToken});
+  // Its events are there (and end with the old run's session.ended) ...
+  auto stored = ParseJson(Get("/v1/sessions/r1/events?offset=0").body);
+  ASSERT_TRUE(stored.ok());
+  size_t m = (*stored)["events"].size();
+  ASSERT_GT(m, before.size());
+  EXPECT_EQ((*stored)["events"][0], before[0]);
+  EXPECT_EQ((*stored)["events"][m - 1]["type"], "session.ended");
+  // ... its id is taken ...
+  EXPECT_EQ(Post("/v1/sessions/r1", Json{{"agent", "sepp"}}.dump()).head.status, 409);
+  // ... and the next message resumes the agent's session from the store.
+  ASSERT_EQ(Post("/v1/sessions/r1/messages", Json{{"message", "second question"}}.dump()).head.status, 204);
+  auto after = Parsed(ReadUntil("r1", static_cast<int64_t>(m), "sepp.agent.settled"));
+  ASSERT_FALSE(after.empty());
+  EXPECT_EQ(after.front()["sequence"], m + 1) << "numbered on, no gap, no repeat";
+  std::string text;
+  for (const auto& e : after)
+    if (e["type"] == "item.delta") text += e["data"]["delta"].get<std::string>();
+  EXPECT_EQ(text, "second answer");
+  auto requests = fake_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  std::string history = requests.back().body.dump();
+  EXPECT_NE(history.find("first question"), std::string::npos) << "the resumed tree went to the model";
+  EXPECT_NE(history.find("first answer"), std::string::npos);
+  auto listed = ParseJson(Get("/v1/sessions").body);
+  ASSERT_EQ((*listed)["sessions"].size(), 1u);
+  EXPECT_EQ((*listed)["sessions"][0]["nativeSessionId"], native_) << "the same session, not a new one";
+
+  // Terminated stays terminated across a restart.
+  EXPECT_EQ(Post("/v1/sessions/r1/terminate", "").head.status, 204);
+  ASSERT_EQ(server_->Stop(), 0);
+  server_ = std::make_unique<ServeChild>(cwd(), Env(), std::vector<std::string>{"--token", kToken});
+  auto late = Post("/v1/sessions/r1/messages", Json{{"message", "too late"}}.dump());
+  EXPECT_EQ(late.head.status, 409) << late.body;
+  EXPECT_EQ(ProblemType(late.body), "urn:sepp:error:session_ended");
+  EXPECT_EQ(Get("/v1/sessions/never-made/events").head.status, 404);
+}
+
 TEST_F(ServeSessions, APermissionIsAnsweredThroughTheApiDuringAMessageStream) {
   fs::path target = root_ / "outside" / "report.txt";
   fake_.SetScript(

@@ -29,6 +29,9 @@ inline constexpr const char* kStreamError = "stream_error";  // the agent could 
 inline constexpr const char* kReplayUnavailable = "replay_unavailable";
 inline constexpr const char* kSessionExists = "session_exists";
 inline constexpr const char* kSessionEnded = "session_ended";
+inline constexpr const char* kPermissionDenied = "permission_denied";  // outside the workspaces
+inline constexpr const char* kConflict = "conflict";
+inline constexpr const char* kPayloadTooLarge = "payload_too_large";
 inline constexpr const char* kInternal = "internal";
 }  // namespace problem
 

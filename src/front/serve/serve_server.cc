@@ -7,6 +7,8 @@
 #include "front/serve/openapi.h"
 #include "front/serve/problem.h"
 #include "front/serve/query.h"
+#include "sandbox/defaults.h"
+#include "tools/tool_worker.h"
 
 namespace sepp::front::serve {
 namespace {
@@ -60,6 +62,19 @@ ServeServer::~ServeServer() { Stop(); }
 Status ServeServer::Start() {
   hub_ = std::make_unique<AcpHub>(options_.hub);
   sessions_ = std::make_unique<SessionHub>(options_.hub);
+  std::vector<std::filesystem::path> roots;
+  for (const auto& w : options_.hub.workspaces) {
+    std::error_code ec;
+    auto c = std::filesystem::canonical(w, ec);
+    if (ec) return Error::Make("the workspace " + w.string() + " cannot be opened: " + ec.message(), "usage");
+    roots.push_back(c);
+  }
+  fs_worker_ = std::make_unique<FsWorker>(roots, tools::ToolWorkerExecutable());
+  fs_ = std::make_unique<FsApi>(roots, *fs_worker_);
+  config_ = std::make_unique<ConfigApi>(roots, *fs_worker_);
+  ProcessHub::PolicyFor policy_for = options_.hub.agent.policy_for;
+  if (!policy_for) policy_for = [](const std::filesystem::path& cwd) { return sandbox::DefaultToolPolicy(cwd); };
+  processes_ = std::make_unique<ProcessHub>(roots, std::move(policy_for), options_.hub.heartbeat);
   net::HttpServerOptions ho;
   ho.host = options_.host;
   ho.port = options_.port;
@@ -76,6 +91,8 @@ Status ServeServer::Start() {
 
 void ServeServer::Stop() {
   if (http_) http_->Stop();
+  processes_.reset();  // kills every process the API started
+  fs_worker_.reset();  // ends the file API's sandbox
   if (sessions_) sessions_->Shutdown();
   if (hub_) hub_->Shutdown();
 }
@@ -122,7 +139,13 @@ void ServeServer::Handle(const net::HttpServerRequest& req, net::ResponseWriter&
                          "missing or invalid bearer token: send \"Authorization: Bearer <token>\" "
                          "with the token sepp serve printed at start");
   }
-  Route(req, w, cors);
+  // A malformed value from outside the server (the sandboxed fs worker's
+  // replies, a stored event) must cost one request a 500, never the server.
+  try {
+    Route(req, w, cors);
+  } catch (const std::exception& e) {
+    SendProblem(w, cors, 500, problem::kInternal, std::string("the request failed: ") + e.what());
+  }
 }
 
 void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& w,
@@ -174,6 +197,9 @@ void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& 
     }
   }
   if (seg[1] == "sessions") return RouteSessions(req, w, cors, seg, *query);
+  if (seg[1] == "fs") return fs_->Handle(req, w, cors, seg, *query);
+  if (seg[1] == "config") return config_->Handle(req, w, cors, seg, *query);
+  if (seg[1] == "processes") return processes_->Handle(req, w, cors, seg, *query);
   if (seg[1] == "acp") {
     if (seg.size() == 2) {
       if (m != "GET") return MethodNotAllowed(w, cors, "GET");

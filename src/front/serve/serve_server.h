@@ -10,7 +10,10 @@
 
 #include "base/result.h"
 #include "front/serve/acp_hub.h"
+#include "front/serve/config_api.h"
+#include "front/serve/fs_api.h"
 #include "front/serve/guard.h"
+#include "front/serve/process_hub.h"
 #include "front/serve/query.h"
 #include "front/serve/session_hub.h"
 #include "net/http_server.h"
@@ -50,6 +53,10 @@ class ServeServer {
   GuardConfig guard_;
   std::unique_ptr<AcpHub> hub_;
   std::unique_ptr<SessionHub> sessions_;
+  std::unique_ptr<FsWorker> fs_worker_;  // the file work of fs_ and config_
+  std::unique_ptr<FsApi> fs_;
+  std::unique_ptr<ConfigApi> config_;
+  std::unique_ptr<ProcessHub> processes_;
   std::unique_ptr<net::HttpServer> http_;
   std::atomic<bool> ready_{false};  // guard_ knows the bound port
   int64_t started_ms_ = 0;

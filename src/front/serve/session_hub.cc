@@ -24,12 +24,23 @@ class ServedSession {
   std::string model;
   std::string title;
   int64_t created_ms = 0;
-  std::unique_ptr<runtime::AgentSession> rt;
+  std::unique_ptr<runtime::AgentSession> rt;  // null while dormant (after a restart)
+  std::mutex wake_mu;                          // one wake-up at a time
 
   ServedSession(std::string id_in, session::EventLog* log) : id(std::move(id_in)), log_(log),
                                                              translator_(id) {}
 
+  // Takes the events stored before a restart (sequence n is lines[n-1]):
+  // the session is served again, dormant (no agent) until its next message.
+  void Load(std::vector<std::string> lines, bool terminated) {
+    std::lock_guard lock(mu_);
+    events_ = std::move(lines);
+    ended_ = terminated;
+  }
+  bool dormant() const { return !rt; }
+
   void Start() {
+    translator_.ContinueAfter(static_cast<uint64_t>(count()));
     // Room for a long burst while the log is slow: a subscriber that falls
     // this far behind is cut off by the bus (it ends the stream with an
     // error event rather than skip events).
@@ -40,6 +51,12 @@ class ServedSession {
   // Ends the agent (its turn is aborted) and the pump; idempotent.
   void End() {
     std::call_once(ended_once_, [this] {
+      if (!rt) {  // dormant: nothing runs
+        std::lock_guard lock(mu_);
+        ended_ = true;
+        cv_.notify_all();
+        return;
+      }
       rt->Abort();
       rt->Close();  // publishes session.ended, closes the subscription
       if (pump_.joinable()) pump_.join();
@@ -148,9 +165,80 @@ SessionHub::SessionHub(const AcpHubOptions& options) : options_(options) {
 SessionHub::~SessionHub() { Shutdown(); }
 
 std::shared_ptr<ServedSession> SessionHub::Find(const std::string& id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = sessions_.find(id);
+    if (it != sessions_.end()) return it->second;
+  }
+  return Revive(id);
+}
+
+namespace {
+std::string MetaStream(const std::string& id) { return "session-meta/" + id; }
+std::string EventStream(const std::string& id) { return "session/" + id; }
+}  // namespace
+
+std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id) {
+  if (!options_.log) return nullptr;
+  std::lock_guard revive(revive_mu_);  // one reader of the log per id at a time
+  {
+    std::lock_guard lock(mu_);
+    if (shut_down_) return nullptr;
+    if (auto it = sessions_.find(id); it != sessions_.end()) return it->second;
+  }
+  auto meta = options_.log->Read(MetaStream(id), 0, 1000);
+  if (!meta.ok() || meta->empty()) return nullptr;
+  auto first = ParseJson(meta->front().data);
+  if (!first.ok() || !first->is_object()) return nullptr;
+  bool terminated = false;
+  for (const auto& m : *meta) {
+    auto j = ParseJson(m.data);
+    if (j.ok() && j->is_object() && j->value("terminated", false)) terminated = true;
+  }
+  std::vector<std::string> lines;
+  for (;;) {
+    auto page = options_.log->Read(EventStream(id), static_cast<int64_t>(lines.size()), 10000);
+    if (!page.ok()) return nullptr;
+    for (auto& e : *page) {
+      if (e.seq != static_cast<int64_t>(lines.size()) + 1) break;  // a gap: served up to it
+      lines.push_back(std::move(e.data));
+    }
+    if (page->size() < 10000) break;
+  }
+  auto s = std::make_shared<ServedSession>(id, options_.log);
+  s->native_id = first->value("nativeSessionId", "");
+  s->directory = first->value("directory", "");
+  s->model = first->value("model", "");
+  s->title = first->value("title", "");
+  s->created_ms = first->value("createdAtMs", int64_t{0});
+  s->Load(std::move(lines), terminated);
   std::lock_guard lock(mu_);
-  auto it = sessions_.find(id);
-  return it == sessions_.end() ? nullptr : it->second;
+  return sessions_.emplace(id, s).first->second;
+}
+
+Status SessionHub::Wake(ServedSession& s) {
+  std::lock_guard wake(s.wake_mu);
+  if (!s.dormant()) return Ok();
+  runtime::SessionOptions o = options_.agent.base;
+  o.cwd = s.directory;
+  if (options_.agent.policy_for) o.policy = options_.agent.policy_for(o.cwd);
+  if (!s.model.empty()) o.model = s.model;
+  o.no_session = false;
+  o.continue_latest = false;
+  o.resume = s.native_id;  // the session tree in the store
+  o.branch_entry.clear();
+  o.fork_entry.clear();
+  o.permissions.ask_front_end = true;
+  auto rt = runtime::AgentSession::Open(std::move(o));
+  if (!rt.ok()) return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message);
+  std::lock_guard lock(mu_);
+  if (shut_down_) {
+    (*rt)->Close();
+    return Error::Make("the server is stopping");
+  }
+  s.rt = std::move(*rt);
+  s.Start();
+  return Ok();
 }
 
 std::optional<std::string> SessionHub::OutsideWorkspaces(const fs::path& dir) {
@@ -204,12 +292,12 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
     return Problem(400, problem::kInvalidRequest,
                    "\"directory\" " + dir.string() + " is not a directory");
 
+  if (Find(id))  // here, or stored by an earlier run of the server
+    return Problem(409, problem::kSessionExists,
+                   "a session " + id + " exists; pick another id");
   {
     std::lock_guard lock(mu_);
     if (shut_down_) return Problem(503, problem::kInternal, "the server is stopping");
-    if (sessions_.count(id))
-      return Problem(409, problem::kSessionExists,
-                     "a session " + id + " exists; pick another id or terminate it first");
   }
   runtime::SessionOptions o = options_.agent.base;
   o.cwd = dir;
@@ -241,6 +329,14 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
     sessions_[id] = s;
     s->Start();
   }
+  // What serving it again after a restart needs (its events are logged apart).
+  if (options_.log)
+    (void)options_.log->Append(MetaStream(id), 1, NowMs(),
+                               DumpJson({{"nativeSessionId", s->native_id},
+                                         {"directory", s->directory},
+                                         {"model", s->model},
+                                         {"title", s->title},
+                                         {"createdAtMs", s->created_ms}}));
   HubAnswer a;
   a.body = {{"healthy", true}, {"nativeSessionId", s->native_id}};
   return a;
@@ -278,6 +374,7 @@ HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) 
   if (req->contains("attachments"))
     return Problem(400, problem::kInvalidRequest, "attachments are not supported; leave them out");
   if (s->ended()) return Problem(409, problem::kSessionEnded, "session " + id + " has ended");
+  if (Status woke = Wake(*s); !woke.ok()) return Problem(500, problem::kStreamError, woke.error().message);
   // Busy: the message waits for the running prompt (a follow-up).
   Status st = s->rt->Prompt(**message);
   if (!st.ok() && st.error().kind == "busy") st = s->rt->FollowUp(**message);
@@ -376,6 +473,10 @@ HubAnswer SessionHub::ReplyPermission(const std::string& id, const std::string& 
     return Problem(400, problem::kInvalidRequest,
                    "\"reply\" must be \"once\", \"always\" or \"reject\"");
   }
+  if (s->dormant())  // a request from before the restart died with its agent
+    return Problem(404, problem::kNotFound,
+                   "no pending permission request " + permission_id.substr(0, 128) + " in session " + id +
+                       " (its agent is not running: the server was restarted since)");
   Status st = s->rt->AnswerPermission(permission_id, answer);
   if (!st.ok())
     return Problem(404, problem::kNotFound,
@@ -390,6 +491,12 @@ HubAnswer SessionHub::Terminate(const std::string& id) {
   auto s = Find(id);
   if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
   s->End();
+  // Stays ended after a restart.
+  if (options_.log) {
+    auto last = options_.log->LastSeq(MetaStream(id));
+    if (last.ok() && *last > 0)
+      (void)options_.log->Append(MetaStream(id), *last + 1, NowMs(), R"({"terminated":true})");
+  }
   HubAnswer a;
   a.status = 204;
   return a;

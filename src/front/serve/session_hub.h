@@ -68,11 +68,17 @@ class SessionHub {
 
  private:
   std::shared_ptr<ServedSession> Find(const std::string& id);
+  // A session of an earlier run of the server, from the event log: its
+  // stored events, dormant until Wake() resumes its agent session from the
+  // store; null when the log has none of that id.
+  std::shared_ptr<ServedSession> Revive(const std::string& id);
+  Status Wake(ServedSession& s);
   std::optional<std::string> OutsideWorkspaces(const std::filesystem::path& dir);
 
   AcpHubOptions options_;
   std::vector<std::filesystem::path> roots_;  // canonical workspaces
   std::mutex mu_;
+  std::mutex revive_mu_;
   std::map<std::string, std::shared_ptr<ServedSession>> sessions_;
   bool shut_down_ = false;
 };

@@ -33,6 +33,10 @@ class UniversalTranslator {
   // The universal events for one runtime event (zero or more, in order).
   std::vector<Json> Translate(const agent::Event& e);
   uint64_t last_sequence() const { return sequence_; }
+  // A session served again after a restart numbers on after its stored
+  // events; its new item ids stay clear of the old ones (an item id is
+  // made at most once per event, so none of the old ones is above it).
+  void ContinueAfter(uint64_t sequence) { sequence_ = next_item_ = sequence; }
 
  private:
   // The items of one agent (the session's own, or a sub-agent's under the

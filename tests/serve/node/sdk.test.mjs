@@ -2,7 +2,9 @@
 // connect -> listAgents -> createSession (agent "sepp") -> a prompt whose
 // write outside the workspace needs a permission, answered through the SDK
 // -> the session's events -> setMode -> destroySession -> dispose, against
-// the scripted fake provider. The packages are tests/acp/node's (installed
+// the scripted fake provider; then its file, process and MCP config calls
+// (writeFsFile ... uploadFsBatch's siblings, runProcess, createProcess with
+// input and logs, setMcpConfig) on the workspace. The packages are tests/acp/node's (installed
 // by scripts/setup), imported from there by path.
 //
 // Run by ctest as:
@@ -138,4 +140,60 @@ test("sandbox-agent 0.4.2's SDK drives sepp serve: session, permission, events, 
   const [code] = await once(server, "exit");
   server = undefined;
   assert.equal(code, 0, "sepp serve exits cleanly on SIGTERM");
+});
+
+test("the SDK's file, process and config calls work against sepp serve, inside the workspace", async () => {
+  const s = await startServe();
+  server = s.proc;
+  const sdk = await SandboxAgent.connect({ baseUrl: s.url, token: s.token });
+  try {
+    // files
+    const wrote = await sdk.writeFsFile({ path: "notes/a.txt" }, "hello sdk");
+    assert.equal(wrote.bytesWritten, 9);
+    assert.equal(wrote.path, path.join(cwd, "notes/a.txt"));
+    assert.equal(new TextDecoder().decode(await sdk.readFsFile({ path: "notes/a.txt" })), "hello sdk");
+    const entries = await sdk.listFsEntries({ path: "notes" });
+    assert.deepEqual(entries.map((e) => [e.name, e.entryType, e.size]), [["a.txt", "file", 9]]);
+    assert.equal((await sdk.statFs({ path: "notes" })).entryType, "directory");
+    await sdk.mkdirFs({ path: "notes/deep/er" });
+    assert.deepEqual(await sdk.moveFs({ from: "notes/a.txt", to: "notes/b.txt" }),
+                     { from: path.join(cwd, "notes/a.txt"), to: path.join(cwd, "notes/b.txt") });
+    await sdk.deleteFsEntry({ path: "notes", recursive: true });
+    assert.equal(fs.existsSync(path.join(cwd, "notes")), false);
+    await assert.rejects(sdk.readFsFile({ path: "/etc/passwd" }), (e) => e.status === 403);
+
+    // processes
+    const ran = await sdk.runProcess({ command: "sh", args: ["-c", "echo from-sdk; exit 4"] });
+    assert.equal(ran.stdout, "from-sdk\n");
+    assert.equal(ran.exitCode, 4);
+    const cat = await sdk.createProcess({ command: "cat", interactive: true });
+    assert.equal(cat.status, "running");
+    assert.equal((await sdk.sendProcessInput(cat.id, { data: Buffer.from("typed\n").toString("base64") })).bytesWritten, 6);
+    let text = "";
+    for (let i = 0; i < 200 && !text.includes("typed"); i++) {
+      const logs = await sdk.getProcessLogs(cat.id, { stream: "stdout" });
+      text = logs.entries.map((e) => Buffer.from(e.data, "base64").toString()).join("");
+      if (!text.includes("typed")) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(text, "typed\n");
+    assert.equal((await sdk.listProcesses()).processes.length, 1);
+    assert.equal((await sdk.killProcess(cat.id, { waitMs: 5000 })).status, "exited");
+    await sdk.deleteProcess(cat.id);
+    assert.equal((await sdk.getProcessConfig()).maxConcurrentProcesses, 64);
+
+    // config: sepp's own .sepp/mcp.toml
+    await sdk.setMcpConfig({ directory: cwd, mcpName: "git" }, { type: "local", command: "uvx", args: ["mcp-server-git"] });
+    assert.match(fs.readFileSync(path.join(cwd, ".sepp/mcp.toml"), "utf8"), /\[\[mcp\.servers\]\]\s+name = 'git'/);
+    const got = await sdk.getMcpConfig({ directory: cwd, mcpName: "git" });
+    assert.equal(got.command, "uvx");
+    assert.deepEqual(got.args, ["mcp-server-git"]);
+    await sdk.deleteMcpConfig({ directory: cwd, mcpName: "git" });
+    await assert.rejects(sdk.getMcpConfig({ directory: cwd, mcpName: "git" }), (e) => e.status === 404);
+  } finally {
+    await sdk.dispose();
+  }
+  server.kill("SIGTERM");
+  const [code] = await once(server, "exit");
+  server = undefined;
+  assert.equal(code, 0);
 });
