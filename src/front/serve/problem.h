@@ -30,6 +30,7 @@ inline constexpr const char* kReplayUnavailable = "replay_unavailable";
 inline constexpr const char* kSessionExists = "session_exists";
 inline constexpr const char* kSessionEnded = "session_ended";
 inline constexpr const char* kInternal = "internal";
+inline constexpr const char* kStoreUnavailable = "store_unavailable";  // 503: the database is away
 }  // namespace problem
 
 // {"type":"urn:sepp:error:<kind>","title":...,"status":...,"detail":...}
