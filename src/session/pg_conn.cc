@@ -97,6 +97,10 @@ Error ServerError(std::string_view body) {
   if (!detail.empty()) text += " (" + detail + ")";
   if (!hint.empty()) text += "; " + hint;
   if (!code.empty()) text += " [SQLSTATE " + code + "]";
+  // Connection exceptions and "the server is shutting down / starting up /
+  // out of connections": the database is away, not the request wrong.
+  if (code.rfind("08", 0) == 0 || code.rfind("57P", 0) == 0 || code == "53300")
+    return Error::Make(text, "unavailable");
   return Error::Make(text, "pg_" + (code.empty() ? std::string("XX000") : code));
 }
 
@@ -286,7 +290,9 @@ Status PgConn::Startup() {
         Error e = ServerError(m->body);
         broken_ = true;
         e.message = "could not open the PostgreSQL store " + config_.Describe() + ": " + e.message;
-        if (e.kind == "pg_28P01" || e.kind == "pg_28000") e.kind = "auth";
+        // A refused login is the user's to fix; anything else (starting up,
+        // shutting down, no such database yet) may pass: unavailable.
+        e.kind = e.kind == "pg_28P01" || e.kind == "pg_28000" ? "auth" : "unavailable";
         return e;
       }
       case 'S':
@@ -415,6 +421,7 @@ Result<PgRows> PgConn::Collect() {
         break;
       case 'E':
         if (!error) error = ServerError(m->body);
+        if (error->kind == "unavailable") broken_ = true;  // it hangs up next
         break;
       case 'A': {
         PgNotification n;

@@ -130,8 +130,16 @@ class PgEventLog : public EventLog {
     return s;
   }
 
-  void StartListening() {
-    listener_ = std::thread([this] { Listen(); });
+  // The first LISTEN happens before Open returns, so no append after it
+  // goes unheard; the thread keeps it up.
+  Status StartListening() {
+    auto conn = PgConn::Connect(pool_.config());
+    if (!conn.ok()) return conn.error();
+    if (auto r = (*conn)->Exec("LISTEN sepp_events"); !r.ok()) return r.error();
+    listener_ = std::thread([this, c = std::shared_ptr<PgConn>(std::move(*conn))]() mutable {
+      Listen(std::move(c));
+    });
+    return Ok();
   }
 
   Status Append(std::string_view stream, int64_t seq, int64_t time_ms,
@@ -231,20 +239,25 @@ class PgEventLog : public EventLog {
   }
 
   // The listener thread: LISTEN, announce, reconnect.
-  void Listen() {
+  void Listen(std::shared_ptr<PgConn> first) {
     double backoff = 0.1;
     bool was_lost = false;
     while (!stopping_) {
-      auto conn = PgConn::Connect(pool_.config());
-      if (conn.ok() && (*conn)->Exec("LISTEN sepp_events").ok()) {
+      std::shared_ptr<PgConn> conn = std::move(first);
+      if (!conn) {
+        auto dialled = PgConn::Connect(pool_.config());
+        if (dialled.ok() && (*dialled)->Exec("LISTEN sepp_events").ok())
+          conn = std::move(*dialled);
+      }
+      if (conn) {
         backoff = 0.1;
         if (was_lost) {
-          log::Info("sepp serve: listening to " + location() + " again");
+          log::Info("the event log is listening to " + location() + " again");
           AnnounceAll();  // what was appended meanwhile is read now
         }
         was_lost = false;
         while (!stopping_) {
-          auto got = (*conn)->WaitNotifications(5.0, stop_fd_.get());
+          auto got = conn->WaitNotifications(5.0, stop_fd_.get());
           if (!got.ok()) break;
           for (const PgNotification& n : *got) {
             size_t space = n.payload.find(' ');
@@ -255,7 +268,7 @@ class PgEventLog : public EventLog {
         }
       }
       if (stopping_) break;
-      if (!was_lost) log::Warn("sepp serve: lost the connection that listens to " + location() +
+      if (!was_lost) log::Warn("the event log lost the connection that listens to " + location() +
                                "; live events from other servers wait until it is back");
       was_lost = true;
       AnnounceAll();
@@ -277,7 +290,7 @@ class PgEventLog : public EventLog {
 Result<std::unique_ptr<EventLog>> OpenPgEventLog(const PgConfig& config) {
   auto log = std::make_unique<PgEventLog>(config);
   if (Status s = log->Migrate(); !s.ok()) return s.error();
-  log->StartListening();
+  if (Status s = log->StartListening(); !s.ok()) return s.error();
   return std::unique_ptr<EventLog>(std::move(log));
 }
 

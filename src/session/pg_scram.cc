@@ -62,8 +62,8 @@ bool Base64Decode(std::string_view text, std::string* out) {
   return true;
 }
 
-ScramClient::ScramClient(std::string password, std::string nonce)
-    : password_(std::move(password)), nonce_(std::move(nonce)) {
+ScramClient::ScramClient(std::string password, std::string nonce, std::string user)
+    : password_(std::move(password)), nonce_(std::move(nonce)), user_(std::move(user)) {
   if (nonce_.empty()) {
     unsigned char raw[18];
     RAND_bytes(raw, sizeof raw);
@@ -72,7 +72,7 @@ ScramClient::ScramClient(std::string password, std::string nonce)
 }
 
 std::string ScramClient::First() {
-  first_bare_ = "n=,r=" + nonce_;
+  first_bare_ = "n=" + user_ + ",r=" + nonce_;
   return "n,," + first_bare_;
 }
 

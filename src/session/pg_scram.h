@@ -14,7 +14,8 @@ namespace sepp::session {
 class ScramClient {
  public:
   // nonce: printable, no ','; random when empty (tests pass a fixed one).
-  explicit ScramClient(std::string password, std::string nonce = "");
+  // user: "" for PostgreSQL (tests pass RFC 7677's "user").
+  explicit ScramClient(std::string password, std::string nonce = "", std::string user = "");
   // client-first-message.
   std::string First();
   // client-final-message for the server-first-message; kind "auth" when
@@ -26,6 +27,7 @@ class ScramClient {
  private:
   std::string password_;
   std::string nonce_;
+  std::string user_;
   std::string first_bare_;
   std::string server_signature_;  // expected, raw bytes
 };

@@ -106,21 +106,23 @@ Result<PgConfig> ParsePgUrl(std::string_view url) {
   }
   // host[:port]; an IPv6 address is in brackets.
   std::string_view host = rest, port;
+  bool has_port = false;
   if (StartsWith(rest, "[")) {
     size_t close = rest.find(']');
     if (close == std::string_view::npos)
       return Error::Make("the store URL's host has a '[' without ']'", "invalid_argument");
     host = rest.substr(1, close - 1);
     std::string_view after = rest.substr(close + 1);
-    if (StartsWith(after, ":")) port = after.substr(1);
+    if (StartsWith(after, ":")) port = after.substr(1), has_port = true;
   } else if (size_t colon = rest.rfind(':'); colon != std::string_view::npos) {
     host = rest.substr(0, colon);
     port = rest.substr(colon + 1);
+    has_port = true;
   }
   auto h = Decode(host, "host");
   if (!h.ok()) return h.error();
   c.host = *h;
-  if (!port.empty()) {
+  if (has_port) {
     auto p = Number(port, "port", 1, 65535);
     if (!p.ok()) return p.error();
     c.port = *p;
