@@ -218,19 +218,23 @@ Status PgConn::Send(std::string_view bytes) {
 Result<PgConn::Message> PgConn::Receive(double timeout_s, int wake_fd, bool* woken) {
   auto deadline = After(timeout_s);
   for (;;) {
-    if (in_.size() >= 5) {
+    if (in_.size() - in_pos_ >= 5) {
       uint32_t len;
-      std::memcpy(&len, in_.data() + 1, 4);
+      std::memcpy(&len, in_.data() + in_pos_ + 1, 4);
       len = ntohl(len);
       if (len < 4 || len > kMaxMessage)
         return Broken("the server sent a message of " + std::to_string(len) +
                       " bytes: not the PostgreSQL protocol");
-      if (in_.size() >= 1 + static_cast<size_t>(len)) {
-        Message m{in_[0], in_.substr(5, len - 4)};
-        in_.erase(0, 1 + len);
+      if (in_.size() - in_pos_ >= 1 + static_cast<size_t>(len)) {
+        Message m{in_[in_pos_], std::string_view(in_).substr(in_pos_ + 5, len - 4)};
+        in_pos_ += 1 + len;
         return m;
       }
     }
+    // Consumed bytes go before reading more (not per message: a page of
+    // rows is thousands of messages in one buffer).
+    in_.erase(0, in_pos_);
+    in_pos_ = 0;
     pollfd p[2] = {{fd_.get(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
     double left = Left(deadline);
     int n = ::poll(p, wake_fd >= 0 ? 2 : 1, left <= 0 ? 0 : static_cast<int>(left * 1000) + 1);

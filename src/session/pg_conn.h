@@ -70,9 +70,10 @@ class PgConn {
   const PgConfig& config() const { return config_; }
 
  private:
+  // body points into in_: valid until the next Receive.
   struct Message {
     char type = 0;
-    std::string body;
+    std::string_view body;
   };
   explicit PgConn(PgConfig config) : config_(std::move(config)) {}
   Status Dial();
@@ -91,7 +92,8 @@ class PgConn {
   UniqueFd fd_;
   bool broken_ = false;
   int32_t backend_pid_ = 0;
-  std::string in_;  // received, not yet parsed
+  std::string in_;     // received; parsed up to in_pos_
+  size_t in_pos_ = 0;
   std::deque<PgNotification> notifications_;
   std::map<std::string, std::string, std::less<>> statements_;  // sql -> name
   bool parsed_ = false;  // a ParseComplete came in the last Collect

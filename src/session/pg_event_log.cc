@@ -156,9 +156,13 @@ class PgEventLog : public EventLog {
 
   Result<std::vector<LoggedEvent>> Read(std::string_view stream, int64_t after,
                                         size_t limit) override {
+    // The numbers are gap-free, so the page is the range (after, after +
+    // limit]: bounded whatever plan the server picks (with stale statistics
+    // it would otherwise sort every event past `after` for each page, and a
+    // replay would cost the square of its length).
     auto rows = Query(
-        "SELECT seq, time_ms, data FROM sepp_events WHERE stream = $1 AND seq > $2 ORDER BY seq "
-        "LIMIT $3",
+        "SELECT seq, time_ms, data FROM sepp_events WHERE stream = $1 AND seq > $2 AND seq <= $2 "
+        "+ $3::bigint ORDER BY seq LIMIT $3",
         {std::string(stream), std::to_string(after), std::to_string(limit)});
     if (!rows.ok()) return rows.error();
     std::vector<LoggedEvent> out;

@@ -50,7 +50,7 @@ std::string PgCluster::MissingBinaries() {
   return "";
 }
 
-PgCluster::PgCluster(bool durable) : durable_(durable) {
+PgCluster::PgCluster(std::string extra_conf) : extra_conf_(std::move(extra_conf)) {
   char tmpl[] = "/tmp/sepp-pg-XXXXXX";
   dir_ = ::mkdtemp(tmpl);
   if (geteuid() == 0) (void)!::chown(dir_.c_str(), kNobody, kNobody);
@@ -119,7 +119,7 @@ Status PgCluster::Start() {
          << "unix_socket_directories = '" << dir_ << "'\n"
          << "max_connections = 50\n"
          << "shared_buffers = 32MB\n";
-    if (!durable_) conf << "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n";
+    conf << extra_conf_;
     initialised_ = true;
   }
   if (Status s = Run("pg_ctl-start", {std::string(kBin) + "/pg_ctl", "-D", data, "-l",

@@ -19,8 +19,12 @@ class PgCluster {
   // "" when the binaries are there, else what is missing (for GTEST_SKIP).
   static std::string MissingBinaries();
 
-  // durable=false turns fsync off (tests); the benchmarks keep the defaults.
-  explicit PgCluster(bool durable = false);
+  // Lines for postgresql.conf. Tests turn durability off (nothing here
+  // outlives the test); the benchmark measures the defaults and
+  // synchronous_commit = off.
+  static constexpr const char* kTestConf =
+      "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n";
+  explicit PgCluster(std::string extra_conf = kTestConf);
   ~PgCluster();  // stops the server, removes the folder
 
   Status Start();  // initdb on first use, then pg_ctl start (waits until ready)
@@ -39,7 +43,7 @@ class PgCluster {
  private:
   Status Run(const std::string& what, const std::vector<std::string>& argv);
 
-  bool durable_;
+  std::string extra_conf_;
   std::string dir_;
   int port_ = 0;
   bool initialised_ = false;
