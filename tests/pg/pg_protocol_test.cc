@@ -286,6 +286,43 @@ TEST(PgHostileServer, BrokenAnswersGiveClearErrors) {
   }
 }
 
+// Random answers, at startup and in the middle of a query (after a valid
+// login): every one ends in an error that says something, never a crash or
+// a hang (the fake hangs up after its bytes).
+TEST(PgHostileServer, RandomAnswersFailCleanly) {
+  const std::string login = std::string("R\0\0\0\x08\0\0\0\0", 9) + std::string("Z\0\0\0\x05I", 6);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  const std::string types = "RZEDTCANS12nIK";
+  for (int round = 0; round < 120; ++round) {
+    std::string reply = round % 2 ? login : "";
+    size_t messages = 1 + next() % 6;
+    for (size_t m = 0; m < messages; ++m) {
+      std::string body(next() % 40, '\0');
+      for (char& c : body) c = static_cast<char>(next() % 4 == 0 ? 0 : next());
+      uint32_t len = htonl(static_cast<uint32_t>(next() % 8 == 0 ? next() : body.size() + 4));
+      reply += types[next() % types.size()];
+      reply.append(reinterpret_cast<const char*>(&len), 4);
+      reply += body;
+    }
+    FakePg server(reply);
+    auto c = PgConn::Connect(server.config());
+    if (!c.ok()) {
+      EXPECT_FALSE(c.error().message.empty());
+      continue;
+    }
+    auto r = (*c)->Exec("SELECT 1");
+    if (!r.ok()) {
+      EXPECT_FALSE(r.error().message.empty());
+    }
+  }
+}
+
 TEST(PgHostileServer, NothingListeningIsUnavailable) {
   PgConfig c;
   c.host = "/nonexistent-sepp-pg-dir";
