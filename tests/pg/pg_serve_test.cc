@@ -39,6 +39,16 @@ class PgServe : public ::testing::Test {
     a_ = std::make_unique<ServeChild>(cwd(), Env("a"), args);
     b_ = std::make_unique<ServeChild>(cwd(), Env("b"), args);
   }
+  // Restarts A on the TCP address, its password (SCRAM) from PGPASSWORD.
+  void RestartAWithPassword() {
+    a_.reset();
+    std::string tcp = pgtest::SharedCluster()->tcp_url(false);
+    tcp = tcp.substr(0, tcp.rfind('/') + 1) + db_;
+    auto env = Env("a");
+    env["PGPASSWORD"] = PgCluster::kPassword;
+    a_ = std::make_unique<ServeChild>(
+        cwd(), env, std::vector<std::string>{"--token", kToken, "--workspace", cwd(), "--store", tcp});
+  }
   void TearDown() override {
     a_.reset();
     b_.reset();
@@ -218,6 +228,40 @@ TEST_F(PgServe, ADatabaseThatGoesAwayGets503AndTheServerRecovers) {
   ASSERT_EQ(back.head.status, 200) << back.body;
   EXPECT_EQ((*ParseJson(back.body))["sessions"].size(), 1u);
   EXPECT_EQ(Post(*b_, "/v1/sessions/g2", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+}
+
+// The database password is the server's: never in a tool's environment,
+// an event or the server's output, while the tool itself runs.
+TEST_F(PgServe, TheStorePasswordReachesNoToolNoEventAndNoOutput) {
+  RestartAWithPassword();
+  fake_.SetScript({{"responses",
+                    {{{"tool_calls", {{{"id", "e1"}, {"name", "bash"},
+                                       {"arguments", {{"command", "env; echo END-OF-ENV"}}}}}}},
+                     {{"text", "done"}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/pw", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Post(*a_, "/v1/sessions/pw/messages", {{"message", "show the environment"}}).head.status,
+            204);
+  // Answers a permission request, should the policy ask for one.
+  auto read = ReadSse(a_->url("/v1/sessions/pw/events/sse?offset=0"), Auth(), [&](const SseRead& r) {
+    if (r.events.empty()) return false;
+    auto e = ParseJson(r.events.back().data);
+    if ((*e)["type"] == "permission.requested")
+      Post(*a_, "/v1/sessions/pw/permissions/" + (*e)["data"]["permission_id"].get<std::string>() +
+                    "/reply",
+           {{"reply", "once"}});
+    return (*e)["type"] == "sepp.agent.settled";
+  });
+  std::string all;
+  for (const auto& e : read.events) all += e.data + "\n";
+  EXPECT_NE(all.find("END-OF-ENV"), std::string::npos) << "the tool ran: " << all.substr(0, 2000);
+  EXPECT_NE(all.find("PATH="), std::string::npos) << "its environment was printed";
+  EXPECT_EQ(all.find(PgCluster::kPassword), std::string::npos) << "not in any event";
+  EXPECT_EQ(all.find("PGPASSWORD"), std::string::npos) << "not in the tool's environment";
+  // Replayed by B from the store: the same, no password there either.
+  auto from_b = ReadUntil(*b_, "pw", 0, "sepp.agent.settled");
+  ASSERT_EQ(from_b.events.size(), read.events.size());
+  EXPECT_EQ(a_->stdout_text().find(PgCluster::kPassword), std::string::npos);
+  EXPECT_EQ(a_->stderr_text().find(PgCluster::kPassword), std::string::npos);
 }
 
 }  // namespace
