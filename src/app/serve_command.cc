@@ -46,7 +46,7 @@ std::string NewToken() {
 }  // namespace
 
 int RunServeCommand(int argc, char** argv) {
-  std::string host = "127.0.0.1", token, provider, model, sandbox = "on";
+  std::string host = "127.0.0.1", token, provider, model, sandbox = "on", store = "sqlite";
   int port = 2468, max_turns = 100;
   bool no_token = false;
   std::vector<std::string> workspaces, cors;
@@ -75,6 +75,10 @@ int RunServeCommand(int argc, char** argv) {
   cli.add_option("-m,--model", model, "model id (default: the provider's default)");
   cli.add_option("--max-turns", max_turns, "stop a prompt after this many model calls")
       ->check(CLI::PositiveNumber);
+  cli.add_option("--store", store,
+                 "where the event log and session records live: sqlite (default, in "
+                 "$SEPP_HOME/sessions) or postgres://user@host:port/database, which several "
+                 "servers can share (password from PGPASSWORD; docs/serve.md)");
   cli.add_option("--sandbox", sandbox, "on | off (off runs tools unconfined)")
       ->check(CLI::IsMember({"on", "off"}));
   try {
@@ -106,7 +110,7 @@ int RunServeCommand(int argc, char** argv) {
     std::fprintf(stderr, "sepp serve: %s\n", config.error().message.c_str());
     return config.error().kind == "usage" ? 2 : 1;
   }
-  auto log = session::EventLog::Open(session::DefaultSessionsRoot());
+  auto log = session::OpenEventLog(store, session::DefaultSessionsRoot());
   if (!log.ok()) {
     std::fprintf(stderr, "sepp serve: %s\n", log.error().message.c_str());
     return 1;
@@ -164,6 +168,8 @@ int RunServeCommand(int argc, char** argv) {
   }
   std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   std::printf("sepp serve: listening on http://%s:%d\n", shown_host.c_str(), server.port());
+  if ((*log)->kind() != "sqlite")
+    std::printf("sepp serve: store %s\n", (*log)->location().c_str());
   if (generated) std::printf("sepp serve: token %s (shown once; clients send it as Bearer)\n", token.c_str());
   if (no_token) std::printf("sepp serve: no token: any local process can use this server\n");
   std::fflush(stdout);

@@ -1,86 +1,58 @@
-// Schema (beside the session tables; none of them are touched):
-//   stream_events(stream TEXT, seq INTEGER, time_ms INTEGER, data TEXT,
-//                 PRIMARY KEY(stream, seq)) WITHOUT ROWID
-// An append is one INSERT (its own transaction): a killed server loses at
-// most the event it was writing, never leaves half of one.
 #include "session/event_log.h"
 
-#include <system_error>
+#include "base/secrets.h"
 
-#include "session/sqlite_db.h"
+#include "session/pg_event_log.h"
+#include "session/pg_url.h"
 
 namespace sepp::session {
 
-namespace fs = std::filesystem;
+// The announcements of streams nobody waits for are kept so a reader that
+// starts waiting just after an append still sees it; past this many streams
+// the table is emptied (a waiter then falls back to its timeout).
+constexpr size_t kMaxAnnouncedStreams = 10000;
 
-EventLog::EventLog(std::unique_ptr<SqliteDb> db) : db_(std::move(db)) {}
-EventLog::~EventLog() = default;
-
-Result<std::unique_ptr<EventLog>> EventLog::Open(const fs::path& root) {
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec)
-    return Error::Make("could not create " + root.string() + " for the event log: " + ec.message(),
-                       "io");
-  auto db = SqliteDb::Open(root / "sessions.db");
-  if (!db.ok()) return db.error();
-  // WAL as the session store has it: the log's readers (replays) never wait
-  // for its writer.
-  (void)(*db)->Exec("PRAGMA journal_mode=WAL");
-  Status s = (*db)->Exec(
-      "CREATE TABLE IF NOT EXISTS stream_events(stream TEXT NOT NULL, seq INTEGER NOT NULL, "
-      "time_ms INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY(stream, seq)) WITHOUT ROWID");
-  if (!s.ok()) return s.error();
-  return std::unique_ptr<EventLog>(new EventLog(std::move(*db)));
+bool EventLog::WaitForAppend(std::string_view stream, int64_t after,
+                             std::chrono::milliseconds max_wait) {
+  std::unique_lock lock(announce_mu_);
+  uint64_t generation = generation_;
+  auto ready = [&] {
+    if (generation_ != generation) return true;
+    auto it = latest_.find(stream);
+    return it != latest_.end() && it->second > after;
+  };
+  return announced_.wait_for(lock, max_wait, ready);
 }
 
-Status EventLog::Append(std::string_view stream, int64_t seq, int64_t time_ms,
-                        std::string_view data) {
-  std::lock_guard lock(mu_);
-  auto insert = SqliteStmt::Prepare(
-      *db_, "INSERT INTO stream_events(stream, seq, time_ms, data) VALUES(?,?,?,?)");
-  if (!insert.ok()) return insert.error();
-  insert->Bind(1, stream).Bind(2, seq).Bind(3, time_ms).Bind(4, data);
-  return insert->Run();
+void EventLog::Announce(std::string_view stream, int64_t seq) {
+  std::lock_guard lock(announce_mu_);
+  if (latest_.size() >= kMaxAnnouncedStreams) latest_.clear();
+  auto it = latest_.find(stream);
+  if (it == latest_.end())
+    latest_.emplace(std::string(stream), seq);
+  else if (seq > it->second)
+    it->second = seq;
+  announced_.notify_all();
 }
 
-Result<std::vector<LoggedEvent>> EventLog::Read(std::string_view stream, int64_t after,
-                                                size_t limit) {
-  std::lock_guard lock(mu_);
-  auto q = SqliteStmt::Prepare(*db_,
-                               "SELECT seq, time_ms, data FROM stream_events WHERE stream = ? AND "
-                               "seq > ? ORDER BY seq LIMIT ?");
-  if (!q.ok()) return q.error();
-  q->Bind(1, stream).Bind(2, after).Bind(3, static_cast<int64_t>(limit));
-  std::vector<LoggedEvent> out;
-  for (;;) {
-    Result<bool> row = q->Step();
-    if (!row.ok()) return row.error();
-    if (!*row) break;
-    out.push_back({q->Int(0), q->Int(1), q->Text(2)});
+void EventLog::AnnounceAll() {
+  std::lock_guard lock(announce_mu_);
+  ++generation_;
+  announced_.notify_all();
+}
+
+Result<std::unique_ptr<EventLog>> OpenEventLog(std::string_view store,
+                                               const std::filesystem::path& root) {
+  if (store.empty() || store == "sqlite") return EventLog::Open(root);
+  if (IsPgUrl(store)) {
+    auto config = ParsePgUrl(store);
+    if (!config.ok()) return config.error();
+    // Masked like a provider key should it ever reach a log line or message.
+    if (!config->password.empty()) RegisterSecret(config->password);
+    return OpenPgEventLog(*config);
   }
-  return out;
-}
-
-Result<int64_t> EventLog::Count(std::string_view stream, int64_t after, int64_t upto) {
-  std::lock_guard lock(mu_);
-  auto q = SqliteStmt::Prepare(
-      *db_, "SELECT COUNT(*) FROM stream_events WHERE stream = ? AND seq > ? AND seq <= ?");
-  if (!q.ok()) return q.error();
-  q->Bind(1, stream).Bind(2, after).Bind(3, upto);
-  Result<bool> row = q->Step();
-  if (!row.ok()) return row.error();
-  return *row ? q->Int(0) : 0;
-}
-
-Result<int64_t> EventLog::LastSeq(std::string_view stream) {
-  std::lock_guard lock(mu_);
-  auto q = SqliteStmt::Prepare(*db_, "SELECT MAX(seq) FROM stream_events WHERE stream = ?");
-  if (!q.ok()) return q.error();
-  q->Bind(1, stream);
-  Result<bool> row = q->Step();
-  if (!row.ok()) return row.error();
-  return *row ? q->Int(0) : 0;  // MAX over no rows is NULL, read as 0
+  return Error::Make("--store must be \"sqlite\" or a postgres://user@host:port/database URL",
+                     "invalid_argument");
 }
 
 }  // namespace sepp::session

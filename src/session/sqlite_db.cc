@@ -23,6 +23,8 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::filesystem::path& fi
 
 SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
 
+int64_t SqliteDb::Changes() const { return sqlite3_changes(db_); }
+
 Status SqliteDb::Exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) == SQLITE_OK) return Ok();

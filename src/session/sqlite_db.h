@@ -25,6 +25,8 @@ class SqliteDb {
   sqlite3* get() const { return db_; }
   const std::string& file() const { return file_; }
   Status Exec(const char* sql);
+  // Rows changed by the last INSERT/UPDATE/DELETE.
+  int64_t Changes() const;
   // The connection's last error, as "what: message".
   Error LastError(const std::string& what) const;
 

@@ -33,6 +33,7 @@ inline constexpr const char* kPermissionDenied = "permission_denied";  // outsid
 inline constexpr const char* kConflict = "conflict";
 inline constexpr const char* kPayloadTooLarge = "payload_too_large";
 inline constexpr const char* kInternal = "internal";
+inline constexpr const char* kStoreUnavailable = "store_unavailable";  // 503: the database is away
 }  // namespace problem
 
 // {"type":"urn:sepp:error:<kind>","title":...,"status":...,"detail":...}

@@ -254,7 +254,10 @@ void ServeServer::RouteSessions(const net::HttpServerRequest& req, net::Response
   const std::string& m = req.method;
   if (seg.size() == 2) {
     if (m != "GET") return MethodNotAllowed(w, cors, "GET");
-    return SendJson(w, cors, 200, sessions_->List());
+    HubAnswer listed = sessions_->List();
+    if (!listed.problem_kind.empty())
+      return SendProblem(w, cors, listed.status, listed.problem_kind, listed.detail);
+    return SendJson(w, cors, 200, listed.body);
   }
   const std::string& id = seg[2];
   if (!IsValidId(id))

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/clock.h"
+#include "base/log.h"
 #include "front/serve/problem.h"
 #include "front/serve/universal_events.h"
 #include "runtime/agent_session.h"
@@ -51,16 +52,28 @@ class ServedSession {
   // Ends the agent (its turn is aborted) and the pump; idempotent.
   void End() {
     std::call_once(ended_once_, [this] {
-      if (!rt) {  // dormant: nothing runs
+      {
         std::lock_guard lock(mu_);
-        ended_ = true;
+        stopping_ = true;  // a pump waiting for the store gives up
+        if (!rt) ended_ = true;  // dormant: nothing runs
         cv_.notify_all();
+      }
+      if (!rt) {
+        if (log_) (void)log_->UpdateSession(id, Record(true));
         return;
       }
       rt->Abort();
       rt->Close();  // publishes session.ended, closes the subscription
       if (pump_.joinable()) pump_.join();
+      if (log_) (void)log_->UpdateSession(id, Record(true));
     });
+  }
+
+  // What the store keeps of it, for servers that do not run it.
+  Json Record(bool ended) const {
+    return {{"sessionId", id},         {"agent", "sepp"},     {"nativeSessionId", native_id},
+            {"directory", directory},  {"model", model},      {"title", title},
+            {"createdAtMs", created_ms}, {"ended", ended}};
   }
 
   // Waits (up to wait) for an event after `after` or the end; copies the
@@ -92,7 +105,7 @@ class ServedSession {
         std::string line = DumpJson(u);
         // Stored before anyone sees it: a reader never gets an event the
         // log could not give it again.
-        if (log_) (void)log_->Append("session/" + id, u["sequence"].get<int64_t>(), NowMs(), line);
+        if (log_) Store(u["sequence"].get<int64_t>(), line);
         std::lock_guard lock(mu_);
         events_.push_back(std::move(line));
         cv_.notify_all();
@@ -101,6 +114,35 @@ class ServedSession {
     std::lock_guard lock(mu_);
     ended_ = true;
     cv_.notify_all();
+  }
+
+  // Appends event seq, waiting out a store that is away (the events queue
+  // up in order in the subscription meanwhile). A retry whose first try
+  // did land (its answer was lost) finds it stored ("exists"): done.
+  void Store(int64_t seq, const std::string& line) {
+    auto backoff = std::chrono::milliseconds(100);
+    for (bool warned = false;;) {
+      Status s = log_->Append("session/" + id, seq, NowMs(), line);
+      if (s.ok() || s.error().kind == "exists") {
+        if (warned) log::Info("sepp serve: session " + id + " is stored again");
+        return;
+      }
+      if (s.error().kind == "conflict") {  // another writer: nothing a retry mends
+        log::Warn("sepp serve: event " + std::to_string(seq) + " of session " + id +
+                  " was not stored: " + s.error().message);
+        return;
+      }
+      if (!warned)
+        log::Warn("sepp serve: session " + id + " waits for the store: " + s.error().message);
+      warned = true;
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, backoff, [&] { return stopping_; })) {
+        log::Warn("sepp serve: session " + id + " ended before event " + std::to_string(seq) +
+                  " could be stored");
+        return;
+      }
+      backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+    }
   }
 
   session::EventLog* log_;
@@ -112,6 +154,7 @@ class ServedSession {
   std::condition_variable cv_;
   std::vector<std::string> events_;
   bool ended_ = false;
+  bool stopping_ = false;
 };
 
 namespace {
@@ -164,12 +207,14 @@ SessionHub::SessionHub(const AcpHubOptions& options) : options_(options) {
 
 SessionHub::~SessionHub() { Shutdown(); }
 
+std::shared_ptr<ServedSession> SessionHub::Live(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(id);
+  return it != sessions_.end() ? it->second : nullptr;
+}
+
 std::shared_ptr<ServedSession> SessionHub::Find(const std::string& id) {
-  {
-    std::lock_guard lock(mu_);
-    auto it = sessions_.find(id);
-    if (it != sessions_.end()) return it->second;
-  }
+  if (auto s = Live(id)) return s;
   return Revive(id);
 }
 
@@ -179,7 +224,11 @@ std::string EventStream(const std::string& id) { return "session/" + id; }
 }  // namespace
 
 std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id) {
-  if (!options_.log) return nullptr;
+  // Only a log this server has to itself: on a shared store (PostgreSQL)
+  // another server may run the session now, and two servers must never run
+  // one session; there its events are read through StoredRecord and
+  // StreamStored instead, and it is not resumed.
+  if (!options_.log || options_.log->kind() != "sqlite") return nullptr;
   std::lock_guard revive(revive_mu_);  // one reader of the log per id at a time
   {
     std::lock_guard lock(mu_);
@@ -320,6 +369,17 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   s->model = st.model;
   s->title = title->value_or("");
   s->created_ms = NowMs();
+  if (options_.log) {
+    Status claimed = options_.log->AddSession(id, s->Record(false));
+    if (!claimed.ok()) {
+      s->rt->Close();
+      if (claimed.error().kind == "exists")
+        return Problem(409, problem::kSessionExists,
+                       "a session " + id + " exists in the store; pick another id");
+      return Problem(503, problem::kStoreUnavailable,
+                     "the session could not be recorded: " + claimed.error().message);
+    }
+  }
   {
     std::lock_guard lock(mu_);
     if (shut_down_ || sessions_.count(id)) {  // lost a race with another create
@@ -342,13 +402,29 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   return a;
 }
 
-Json SessionHub::List() {
+HubAnswer SessionHub::List() {
   std::vector<std::shared_ptr<ServedSession>> all;
   {
     std::lock_guard lock(mu_);
     for (auto& [id, s] : sessions_) all.push_back(s);
   }
   Json list = Json::array();
+  if (options_.log) {
+    auto stored = options_.log->Sessions();
+    if (!stored.ok())
+      return Problem(503, problem::kStoreUnavailable,
+                     "the sessions could not be listed: " + stored.error().message);
+    for (Json& r : *stored) {
+      std::string sid = r.value("sessionId", "");
+      if (sid.empty() || Live(sid)) continue;  // this server's: listed live below
+      auto last = options_.log->LastSeq("session/" + sid);
+      if (!last.ok())
+        return Problem(503, problem::kStoreUnavailable,
+                       "the sessions could not be listed: " + last.error().message);
+      r["eventCount"] = *last;
+      list.push_back(std::move(r));
+    }
+  }
   for (auto& s : all)
     list.push_back({{"sessionId", s->id},
                     {"agent", "sepp"},
@@ -359,12 +435,38 @@ Json SessionHub::List() {
                     {"createdAtMs", s->created_ms},
                     {"ended", s->ended()},
                     {"eventCount", s->count()}});
-  return {{"sessions", list}};
+  HubAnswer a;
+  a.body = {{"sessions", list}};
+  return a;
+}
+
+HubAnswer SessionHub::StoredRecord(const std::string& id) {
+  if (!options_.log) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  auto stored = options_.log->Sessions();
+  if (!stored.ok())
+    return Problem(503, problem::kStoreUnavailable,
+                   "session " + id + " could not be looked up: " + stored.error().message);
+  for (Json& r : *stored)
+    if (r.value("sessionId", "") == id) {
+      HubAnswer a;
+      a.body = std::move(r);
+      return a;
+    }
+  return Problem(404, problem::kSessionNotFound, "no session " + id);
 }
 
 HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) {
   auto s = Find(id);
-  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id + "; create it first");
+  if (!s) {
+    HubAnswer known = StoredRecord(id);
+    if (known.status == 200)
+      return Problem(409, problem::kSessionEnded,
+                     "session " + id + " is not run by this server (another server on the store "
+                     "runs it, or it ended before a restart): send its messages there; its "
+                     "events can be read here");
+    if (known.status == 503) return known;
+    return Problem(404, problem::kSessionNotFound, "no session " + id + "; create it first");
+  }
   auto req = ObjectBody(body);
   if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
   auto message = OptString(*req, "message");
@@ -386,7 +488,22 @@ HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) 
 
 HubAnswer SessionHub::Events(const std::string& id, int64_t offset, size_t limit) {
   auto s = Find(id);
-  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  if (!s) {
+    HubAnswer known = StoredRecord(id);
+    if (!known.problem_kind.empty()) return known;
+    auto read = options_.log->Read("session/" + id, offset, limit + 1);
+    if (!read.ok())
+      return Problem(503, problem::kStoreUnavailable,
+                     "the events of " + id + " could not be read: " + read.error().message);
+    bool more = read->size() > limit;
+    if (more) read->pop_back();
+    Json events = Json::array();
+    for (const auto& e : *read)
+      if (auto j = ParseJson(e.data); j.ok()) events.push_back(std::move(*j));
+    HubAnswer a;
+    a.body = {{"events", std::move(events)}, {"hasMore", more}};
+    return a;
+  }
   std::vector<std::string> lines;
   bool more = false;
   s->Next(offset, limit, Clock::duration::zero(), &lines, &more);
@@ -427,13 +544,48 @@ void Serve(ServedSession& s, int64_t cursor, net::ResponseWriter& w,
 void SessionHub::StreamEvents(const std::string& id, int64_t offset, net::ResponseWriter& w,
                               const net::Headers& extra) {
   auto s = Find(id);
-  if (!s) return SendProblem(w, extra, 404, problem::kSessionNotFound, "no session " + id);
+  if (!s) {
+    HubAnswer known = StoredRecord(id);
+    if (!known.problem_kind.empty())
+      return SendProblem(w, extra, known.status, known.problem_kind, known.detail);
+    SendSseHead(w, extra);
+    return StreamStored(id, offset, w);
+  }
   if (offset > s->count())
     return SendProblem(w, extra, 400, problem::kInvalidRequest,
                        "offset " + std::to_string(offset) + " is ahead of this session, whose last "
                        "event is " + std::to_string(s->count()));
   SendSseHead(w, extra);
   Serve(*s, offset, w, options_.heartbeat, nullptr);
+}
+
+// Another server's session, from the store: what is stored after offset,
+// then each new event as the store announces it, until session.ended. A
+// store that goes away stalls the stream (heartbeats go on); it goes on
+// where it was when the store is back.
+void SessionHub::StreamStored(const std::string& id, int64_t cursor, net::ResponseWriter& w) {
+  const std::string stream = "session/" + id;
+  auto next_beat = Clock::now() + options_.heartbeat;
+  for (;;) {
+    if (w.client_gone()) return;
+    auto read = options_.log->Read(stream, cursor, 256);
+    if (read.ok()) {
+      for (const auto& e : *read) {
+        cursor = e.seq;
+        if (!w.Write("data: " + e.data + "\n\n")) return;
+        auto j = ParseJson(e.data);
+        if (j.ok() && j->value("type", "") == "session.ended") return (void)w.End();
+      }
+      if (read->size() == 256) continue;
+    }
+    if (Clock::now() >= next_beat) {
+      if (!w.Write(": heartbeat\n\n")) return;
+      next_beat = Clock::now() + options_.heartbeat;
+    }
+    // Woken by the announcement of a new event; the timeout re-reads in
+    // case one was missed (and re-checks the client).
+    options_.log->WaitForAppend(stream, cursor, std::chrono::milliseconds(1000));
+  }
 }
 
 void SessionHub::SendMessageStream(const std::string& id, std::string_view body,

@@ -7,6 +7,16 @@
 //
 // The agent's session is stored like every sepp front end's (the SQLite
 // session store in $SEPP_HOME), so `sepp sessions list` shows it.
+//
+// Each session also has a record in the event log's store (the id is
+// claimed there, so two servers on one PostgreSQL cannot both create it).
+// A session this server does not run, but the store knows (created by
+// another server on the same database, or by this one before a restart),
+// is listed, read and streamed from the store: SSE follows its new events
+// as the store announces them (LISTEN/NOTIFY), re-reading at least every
+// second. Prompts and replies go to the server that runs it. When the
+// store is away, the calls that need it answer 503 store_unavailable, and
+// a running session's events wait in order until it is back.
 #pragma once
 #include <filesystem>
 #include <map>
@@ -44,8 +54,8 @@ class SessionHub {
 
   // POST /v1/sessions/{id} {agent, model?, directory?, title?, mcp?}.
   HubAnswer Create(const std::string& id, std::string_view body);
-  // GET /v1/sessions.
-  Json List();
+  // GET /v1/sessions: this server's and the store's sessions.
+  HubAnswer List();
   // POST /v1/sessions/{id}/messages {message}: queued, 204.
   HubAnswer SendMessage(const std::string& id, std::string_view body);
   // GET /v1/sessions/{id}/events?offset=&limit= -> {events, hasMore}.
@@ -67,12 +77,18 @@ class SessionHub {
   void Shutdown();
 
  private:
+  // In memory (running, or revived dormant), else revived from the log.
   std::shared_ptr<ServedSession> Find(const std::string& id);
+  std::shared_ptr<ServedSession> Live(const std::string& id);
   // A session of an earlier run of the server, from the event log: its
   // stored events, dormant until Wake() resumes its agent session from the
   // store; null when the log has none of that id.
   std::shared_ptr<ServedSession> Revive(const std::string& id);
   Status Wake(ServedSession& s);
+  // The store's record of a session another server runs (or ran): the
+  // record, 404 or 503.
+  HubAnswer StoredRecord(const std::string& id);
+  void StreamStored(const std::string& id, int64_t offset, net::ResponseWriter& w);
   std::optional<std::string> OutsideWorkspaces(const std::filesystem::path& dir);
 
   AcpHubOptions options_;

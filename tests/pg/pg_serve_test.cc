@@ -1,0 +1,268 @@
+// Two `sepp serve --store postgres://…` on one throwaway PostgreSQL, as two
+// machines would run them (each its own $SEPP_HOME): a session created
+// through A is listed by B and its id is taken for B too; its events replay
+// from B from any offset, B's SSE delivers A's new events live; PostgreSQL
+// restarted in the middle of a prompt loses and doubles nothing; with the
+// database away, B answers 503 store_unavailable, stays up and recovers.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "pg/pg_cluster.h"
+#include "serve/serve_child.h"
+#include "support/fake_provider.h"
+
+namespace sepp::servetest {
+namespace {
+
+namespace fs = std::filesystem;
+using pgtest::PgCluster;
+
+constexpr const char* kToken = "pg-serve-token-0123456789abcdef";
+
+class PgServe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string m = PgCluster::MissingBinaries(); !m.empty()) GTEST_SKIP() << m;
+    ASSERT_TRUE(pgtest::SharedCluster()->Start().ok());
+    char tmpl[] = "/tmp/sepp-pg-serve-XXXXXX";
+    root_ = ::mkdtemp(tmpl);
+    for (const char* d : {"a", "b", "project"}) fs::create_directories(root_ / d);
+    ASSERT_TRUE(fake_.Start().ok());
+    // A fresh database per test: the servers' tables start empty.
+    db_ = "t" + std::to_string(::getpid()) + "_" + std::to_string(++counter_);
+    auto sql = Sql("postgres");
+    ASSERT_TRUE(sql.ok()) << sql.error().message;
+    std::vector<std::string> args = {"--token", kToken, "--workspace", cwd(), "--store", url()};
+    a_ = std::make_unique<ServeChild>(cwd(), Env("a"), args);
+    b_ = std::make_unique<ServeChild>(cwd(), Env("b"), args);
+  }
+  // Restarts A on the TCP address, its password (SCRAM) from PGPASSWORD.
+  void RestartAWithPassword() {
+    a_.reset();
+    std::string tcp = pgtest::SharedCluster()->tcp_url(false);
+    tcp = tcp.substr(0, tcp.rfind('/') + 1) + db_;
+    auto env = Env("a");
+    env["PGPASSWORD"] = PgCluster::kPassword;
+    a_ = std::make_unique<ServeChild>(
+        cwd(), env, std::vector<std::string>{"--token", kToken, "--workspace", cwd(), "--store", tcp});
+  }
+  void TearDown() override {
+    a_.reset();
+    b_.reset();
+    fake_.Stop();
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  // Runs CREATE DATABASE through psql-free means: the store's own client.
+  Result<bool> Sql(const std::string& database);
+  std::string url() const {
+    std::string u = pgtest::SharedCluster()->socket_url();
+    return u.substr(0, u.rfind('/') + 1) + db_;
+  }
+  std::map<std::string, std::string> Env(const char* home) const {
+    return {{"HOME", (root_ / home).string()},
+            {"SEPP_HOME", (root_ / home).string()},
+            {"ANTHROPIC_BASE_URL", fake_.base_url()},
+            {"ANTHROPIC_API_KEY", "test-key-not-secret"}};
+  }
+  std::string cwd() const { return (root_ / "project").string(); }
+  net::Headers Auth() const {
+    return {{"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}};
+  }
+  net::HttpResponse Post(ServeChild& s, const std::string& path, const Json& body) {
+    return Fetch("POST", s.url(path), Auth(), body.dump());
+  }
+  net::HttpResponse Get(ServeChild& s, const std::string& path) {
+    return Fetch("GET", s.url(path), Auth());
+  }
+  SseRead ReadUntil(ServeChild& s, const std::string& id, int64_t offset, const std::string& until,
+                    int count = 1) {
+    return ReadSse(s.url("/v1/sessions/" + id + "/events/sse?offset=" + std::to_string(offset)),
+                   Auth(), [&](const SseRead& r) {
+                     int seen = 0;
+                     for (const auto& e : r.events)
+                       if (ParseJson(e.data)->value("type", "") == until) ++seen;
+                     return seen >= count;
+                   });
+  }
+  static std::vector<Json> Parsed(const SseRead& r) {
+    std::vector<Json> v;
+    for (const auto& e : r.events) v.push_back(*ParseJson(e.data));
+    return v;
+  }
+
+  static int counter_;
+  fs::path root_;
+  std::string db_;
+  fake::FakeProvider fake_;
+  std::unique_ptr<ServeChild> a_, b_;
+};
+int PgServe::counter_ = 0;
+
+}  // namespace
+}  // namespace sepp::servetest
+
+#include "session/pg_conn.h"
+#include "session/pg_url.h"
+
+namespace sepp::servetest {
+namespace {
+
+Result<bool> PgServe::Sql(const std::string& database) {
+  auto config = session::ParsePgUrl(pgtest::SharedCluster()->socket_url());
+  if (!config.ok()) return config.error();
+  config->database = database;
+  auto conn = session::PgConn::Connect(*config);
+  if (!conn.ok()) return conn.error();
+  auto made = (*conn)->Exec("CREATE DATABASE " + db_);
+  if (!made.ok()) return made.error();
+  return true;
+}
+
+std::string ProblemType(const std::string& body) {
+  auto j = ParseJson(body);
+  return j.ok() && j->is_object() ? j->value("type", "") : "";
+}
+
+TEST_F(PgServe, TwoServersShareSessionsEventsAndLiveStreams) {
+  fake_.SetScript({{"responses", {{{"text", "First answer."}}, {{"text", "Second answer."}}}}});
+  auto created = Post(*a_, "/v1/sessions/shared", {{"agent", "sepp"}, {"directory", cwd()}});
+  ASSERT_EQ(created.head.status, 200) << created.body;
+  auto taken = Post(*b_, "/v1/sessions/shared", {{"agent", "sepp"}, {"directory", cwd()}});
+  EXPECT_EQ(taken.head.status, 409) << "the id is claimed in the store for every server";
+  EXPECT_EQ(ProblemType(taken.body), "urn:sepp:error:session_exists");
+
+  ASSERT_EQ(Post(*a_, "/v1/sessions/shared/messages", {{"message", "one"}}).head.status, 204);
+  auto from_a = Parsed(ReadUntil(*a_, "shared", 0, "sepp.agent.settled"));
+  ASSERT_GE(from_a.size(), 6u);
+
+  // B lists it, with its events counted from the store.
+  auto listed = ParseJson(Get(*b_, "/v1/sessions").body);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ((*listed)["sessions"].size(), 1u) << listed->dump();
+  EXPECT_EQ((*listed)["sessions"][0]["sessionId"], "shared");
+  EXPECT_EQ((*listed)["sessions"][0]["eventCount"], from_a.size());
+  // B replays from any offset: the same events A sent.
+  for (int64_t offset : {0, 2, 5}) {
+    auto page = ParseJson(Get(*b_, "/v1/sessions/shared/events?offset=" + std::to_string(offset) +
+                                       "&limit=3").body);
+    ASSERT_TRUE(page.ok());
+    ASSERT_EQ((*page)["events"].size(), 3u);
+    for (size_t i = 0; i < 3; ++i) EXPECT_EQ((*page)["events"][i], from_a[offset + i]);
+    EXPECT_EQ((*page)["hasMore"], offset + 3 < static_cast<int64_t>(from_a.size()));
+  }
+  auto replay = Parsed(ReadUntil(*b_, "shared", 3, "sepp.agent.settled"));
+  ASSERT_EQ(replay.size(), from_a.size() - 3);
+  EXPECT_EQ(replay.front(), from_a[3]);
+
+  // Live: B's stream is open at the end when A's next prompt runs.
+  SseRead live;
+  std::thread reader([&] { live = ReadUntil(*b_, "shared", from_a.size(), "sepp.agent.settled"); });
+  // B's stream is open once B has sent its head; A's prompt may start
+  // before: the events are in the store either way, B reads them from there.
+  ASSERT_EQ(Post(*a_, "/v1/sessions/shared/messages", {{"message", "two"}}).head.status, 204);
+  reader.join();
+  ASSERT_EQ(live.status, 200) << live.body;
+  auto second = Parsed(live);
+  ASSERT_FALSE(second.empty());
+  EXPECT_EQ(second.front()["sequence"], from_a.size() + 1);
+  std::string text;
+  for (const Json& e : second)
+    if (e["type"] == "item.delta") text += e["data"]["delta"].get<std::string>();
+  EXPECT_EQ(text, "Second answer.");
+  // A prompt sent to B for A's session is refused, saying where it runs.
+  auto misdirected = Post(*b_, "/v1/sessions/shared/messages", {{"message", "x"}});
+  EXPECT_EQ(misdirected.head.status, 409);
+  EXPECT_NE(misdirected.body.find("not run by this server"), std::string::npos);
+}
+
+TEST_F(PgServe, ARestartOfPostgresMidPromptLosesAndDoublesNothing) {
+  fake_.SetScript({{"responses", {{{"text", "Before the restart."}}, {{"text", "During it."}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/r1", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Post(*a_, "/v1/sessions/r1/messages", {{"message", "one"}}).head.status, 204);
+  ASSERT_GE(ReadUntil(*a_, "r1", 0, "sepp.agent.settled").events.size(), 6u);
+
+  ASSERT_TRUE(pgtest::SharedCluster()->Stop().ok());
+  // The agent runs on (it has asked the model); its events wait in order
+  // for the store, and only then reach anyone.
+  ASSERT_EQ(Post(*a_, "/v1/sessions/r1/messages", {{"message", "two"}}).head.status, 204);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (fake_.responses_used() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(fake_.responses_used(), 2);
+  ASSERT_TRUE(pgtest::SharedCluster()->Start().ok());
+  auto on_a = Parsed(ReadUntil(*a_, "r1", 0, "sepp.agent.settled", 2));
+
+  EXPECT_NE(a_->stderr_text().find("waits for the store"), std::string::npos)
+      << "the outage was hit: " << a_->stderr_text();
+  auto on_b = Parsed(ReadUntil(*b_, "r1", 0, "sepp.agent.settled", 2));
+  ASSERT_EQ(on_b.size(), on_a.size());
+  for (size_t i = 0; i < on_b.size(); ++i) {
+    EXPECT_EQ(on_b[i]["sequence"], i + 1) << "gap-free, once each";
+    EXPECT_EQ(on_b[i], on_a[i]);
+  }
+}
+
+TEST_F(PgServe, ADatabaseThatGoesAwayGets503AndTheServerRecovers) {
+  fake_.SetScript({{"responses", {{{"text", "ok"}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/g1", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Get(*b_, "/v1/sessions").head.status, 200);
+
+  ASSERT_TRUE(pgtest::SharedCluster()->Stop().ok());
+  for (const char* path : {"/v1/sessions", "/v1/sessions/g1/events?offset=0"}) {
+    auto r = Get(*b_, path);
+    EXPECT_EQ(r.head.status, 503) << path << ": " << r.body;
+    EXPECT_EQ(ProblemType(r.body), "urn:sepp:error:store_unavailable") << r.body;
+    EXPECT_NE(r.body.find("is unavailable"), std::string::npos) << r.body;
+    EXPECT_EQ(r.head.Header("Content-Type"), "application/problem+json");
+  }
+  auto create = Post(*b_, "/v1/sessions/g2", {{"agent", "sepp"}, {"directory", cwd()}});
+  EXPECT_EQ(create.head.status, 503) << create.body;
+  EXPECT_EQ(Get(*b_, "/v1/health").head.status, 200) << "the server stays up";
+
+  ASSERT_TRUE(pgtest::SharedCluster()->Start().ok());
+  auto back = Get(*b_, "/v1/sessions");
+  ASSERT_EQ(back.head.status, 200) << back.body;
+  EXPECT_EQ((*ParseJson(back.body))["sessions"].size(), 1u);
+  EXPECT_EQ(Post(*b_, "/v1/sessions/g2", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+}
+
+// The database password is the server's: never in a tool's environment,
+// an event or the server's output, while the tool itself runs.
+TEST_F(PgServe, TheStorePasswordReachesNoToolNoEventAndNoOutput) {
+  RestartAWithPassword();
+  fake_.SetScript({{"responses",
+                    {{{"tool_calls", {{{"id", "e1"}, {"name", "bash"},
+                                       {"arguments", {{"command", "env; echo END-OF-ENV"}}}}}}},
+                     {{"text", "done"}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/pw", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Post(*a_, "/v1/sessions/pw/messages", {{"message", "show the environment"}}).head.status,
+            204);
+  // Answers a permission request, should the policy ask for one.
+  auto read = ReadSse(a_->url("/v1/sessions/pw/events/sse?offset=0"), Auth(), [&](const SseRead& r) {
+    if (r.events.empty()) return false;
+    auto e = ParseJson(r.events.back().data);
+    if ((*e)["type"] == "permission.requested")
+      Post(*a_, "/v1/sessions/pw/permissions/" + (*e)["data"]["permission_id"].get<std::string>() +
+                    "/reply",
+           {{"reply", "once"}});
+    return (*e)["type"] == "sepp.agent.settled";
+  });
+  std::string all;
+  for (const auto& e : read.events) all += e.data + "\n";
+  EXPECT_NE(all.find("END-OF-ENV"), std::string::npos) << "the tool ran: " << all.substr(0, 2000);
+  EXPECT_NE(all.find("PATH="), std::string::npos) << "its environment was printed";
+  EXPECT_EQ(all.find(PgCluster::kPassword), std::string::npos) << "not in any event";
+  EXPECT_EQ(all.find("PGPASSWORD"), std::string::npos) << "not in the tool's environment";
+  // Replayed by B from the store: the same, no password there either.
+  auto from_b = ReadUntil(*b_, "pw", 0, "sepp.agent.settled");
+  ASSERT_EQ(from_b.events.size(), read.events.size());
+  EXPECT_EQ(a_->stdout_text().find(PgCluster::kPassword), std::string::npos);
+  EXPECT_EQ(a_->stderr_text().find(PgCluster::kPassword), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sepp::servetest
