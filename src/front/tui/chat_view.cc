@@ -18,6 +18,7 @@ std::string Compact(int64_t n) { return CompactCount(n); }
 void ChatView::SetTheme(const Theme& theme) {
   theme_ = theme;
   answer_.set_theme(&theme_);
+  footer_line_.reset();
 }
 
 void ChatView::Notice(const std::string& text) {
@@ -157,6 +158,7 @@ void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max
 
 void ChatView::OnEvent(const agent::Event& e) {
   using agent::EventType;
+  footer_line_.reset();  // what it shows comes from events (a key changes none of it)
   // A sub-agent's events belong under its parent's call: drawn nested there,
   // never mixed into the main answer.
   if (!e.parent_call_id.empty()) return OnNestedEvent(e);
@@ -312,7 +314,14 @@ std::vector<Line> ChatView::SubAgentLines(const SubAgent& sub) const {
   return lines;
 }
 
-Line ChatView::Footer() const {
+const Line& ChatView::Footer() const {
+  if (footer_line_ && footer_width_ == renderer_->width()) return *footer_line_;
+  footer_width_ = renderer_->width();
+  footer_line_ = BuildFooter();
+  return *footer_line_;
+}
+
+Line ChatView::BuildFooter() const {
   // Pieces in the order shown; when the row is too narrow for them all, the
   // least needed give way first (the cost, the cache, the compaction mark,
   // ...): first to their short form, then entirely. The footer stays one row.

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,10 @@ class ChatView {
   // header: the scrollback cannot unfold what it holds, so it is written
   // anew. False when no call has finished yet.
   bool ExpandLastTool();
-  void SetFooter(FooterInfo info) { footer_ = std::move(info); }
+  void SetFooter(FooterInfo info) {
+    footer_ = std::move(info);
+    footer_line_.reset();
+  }
   // A resumed session's last max_messages messages into the scrollback
   // (older ones are not written: a long session starts as fast as a short
   // one), with a line saying how many were left out.
@@ -109,13 +113,18 @@ class ChatView {
   void EndThinking();
   void EndStream();
   std::vector<Line> ToolTail(const std::string& output, size_t max_lines, size_t* earlier) const;
-  Line Footer() const;
+  // The footer row, built again only when what it shows or the width
+  // changed: a keystroke does not pay for fitting it.
+  const Line& Footer() const;
+  Line BuildFooter() const;
   void CommitToolResult(const std::string& tool, const std::string& summary, const std::string& result,
                         bool is_error, bool denied, const SubAgent* sub = nullptr, size_t max_lines = 0);
   size_t ToolLines() const { return tools_expanded_ ? kExpandedToolLines : kToolTailLines; }
 
   InlineRenderer* renderer_;
   FooterInfo footer_;
+  mutable std::optional<Line> footer_line_;
+  mutable int footer_width_ = 0;
   Theme theme_ = Theme::Dark();
   MarkdownStream answer_;      // the streamed answer's Markdown
   std::string thinking_;       // the streaming thinking text
