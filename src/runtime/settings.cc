@@ -10,7 +10,9 @@
 namespace sepp::runtime {
 namespace {
 
-Status Apply(const std::filesystem::path& file, Settings& s) {
+// user_file: the user's own settings; the project's (a cloned repository's)
+// may not pick the model or the thinking budget, which spend the user's money.
+Status Apply(const std::filesystem::path& file, Settings& s, bool user_file) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return Ok();
   auto text = ReadBoundedFile(file, kMaxConfigFileBytes, "settings");
@@ -39,6 +41,11 @@ Status Apply(const std::filesystem::path& file, Settings& s) {
   for (const char* key : {"model", "thinking"}) {
     auto node = t[key];
     if (!node) continue;
+    if (!user_file) {
+      s.warnings.push_back(file.string() + ": " + key + " is read from " + (SeppHome() / "settings.toml").string() +
+                           " only (a project cannot choose what you pay for); ignored");
+      continue;
+    }
     auto value = node.value<std::string>();
     std::string where = file.string() + ":" + std::to_string(node.node()->source().begin.line) + ": ";
     if (!value) return Error::Make(where + key + " must be a string", "usage");
@@ -68,11 +75,11 @@ std::string Quoted(const std::string& v) {
 
 Result<Settings> LoadSettings(const std::filesystem::path& cwd) {
   Settings s;
-  if (auto st = Apply(SeppHome() / "settings.toml", s); !st.ok()) return st.error();
+  if (auto st = Apply(SeppHome() / "settings.toml", s, true); !st.ok()) return st.error();
   // The project's file may have been written by anyone (a cloned repository,
   // a command): a broken one is reported and skipped whole, never fatal.
   Settings project = s;
-  if (auto st = Apply(cwd / ".sepp" / "settings.toml", project); !st.ok())
+  if (auto st = Apply(cwd / ".sepp" / "settings.toml", project, false); !st.ok())
     s.warnings.push_back("skipped the project settings: " + st.error().message);
   else
     s = std::move(project);

@@ -14,8 +14,11 @@ namespace sepp::runtime {
 struct Settings {
   session::StoreKind session_store = session::StoreKind::kJsonl;  // [session] store
   std::string theme;  // theme: the TUI's theme ("dark", "light" or a file in SeppHome()/themes); "" dark
-  std::string model;     // model: the default model ("" : the provider's); -m and SEPP_MODEL win
-  std::string thinking;  // thinking: the default thinking level ("" : off); --thinking wins
+  // model / thinking: the default model ("" : the provider's) and thinking
+  // level ("" : off), from the user's file only; -m, SEPP_MODEL and
+  // --thinking win.
+  std::string model;
+  std::string thinking;
   std::vector<std::string> warnings;  // for stderr: project files skipped, and why
 };
 

@@ -92,5 +92,20 @@ TEST(Settings, BadValuesAreRefusedAndABrokenFileIsNotEdited) {
   EXPECT_EQ(text, "theme = [broken\n") << "a broken file is left for the user to fix";
 }
 
+// A project's settings (a cloned repository's) cannot pick the model or
+// the thinking budget: they are ignored with a warning saying where to set them.
+TEST(Settings, AProjectCannotChooseTheModelOrThinking) {
+  Home h;
+  fs::create_directories(h.root / "ws" / ".sepp");
+  std::ofstream(h.root / "ws" / ".sepp" / "settings.toml") << "model = \"expensive\"\nthinking = \"xhigh\"\ntheme = \"light\"\n";
+  auto s = LoadSettings(h.root / "ws");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s->model, "");
+  EXPECT_EQ(s->thinking, "");
+  EXPECT_EQ(s->theme, "light");
+  ASSERT_EQ(s->warnings.size(), 2u);
+  EXPECT_NE(s->warnings[0].find("model is read from"), std::string::npos) << s->warnings[0];
+}
+
 }  // namespace
 }  // namespace sepp::runtime

@@ -158,7 +158,11 @@ void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max
 
 void ChatView::OnEvent(const agent::Event& e) {
   using agent::EventType;
-  footer_line_.reset();  // what it shows comes from events (a key changes none of it)
+  // The footer shows the usage, the queue and whether a turn runs: only
+  // these events change it (a key or a streamed piece does not).
+  if (e.type == EventType::kUsage || e.type == EventType::kQueueUpdated || e.type == EventType::kAgentStarted ||
+      e.type == EventType::kAgentSettled)
+    footer_line_.reset();
   // A sub-agent's events belong under its parent's call: drawn nested there,
   // never mixed into the main answer.
   if (!e.parent_call_id.empty()) return OnNestedEvent(e);
