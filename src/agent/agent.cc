@@ -70,6 +70,8 @@ std::string Agent::model() const {
   return config_.model;
 }
 
+int Agent::sandbox_pid() const { return worker_ ? worker_->sandbox_pid() : 0; }
+
 int Agent::thinking_budget() const {
   std::lock_guard<std::mutex> lock(config_mu_);
   return config_.thinking_budget;

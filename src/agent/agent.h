@@ -120,6 +120,13 @@ class Agent {
   // the next model call.
   void SetAutoRetry(bool enabled) { auto_retry_ = enabled; }
   bool auto_retry() const { return auto_retry_; }
+  // The session sandbox's pid 1 (0: none, or not started yet: it starts at
+  // the first call that runs in it). Thread-safe.
+  int sandbox_pid() const;
+  // What the next request carries besides the context (the system prompt
+  // and the tools' definitions, before hooks add to them): /context
+  // measures it. Thread-safe.
+  llm::Request RequestPreamble() const { return BuildRequest(); }
   // Ends the provider's wait before a retry, if one is in progress (pi's
   // abort_retry): the turn then ends with the error it would have retried.
   // True when a wait was ended; a later retry is not affected. Thread-safe.

@@ -2,6 +2,7 @@
 // print mode exists so far; without -p and without piped input sepp says so.
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <functional>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +25,7 @@
 #include "llm/provider.h"
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
+#include "runtime/settings.h"
 #include "ext/mcp/servers.h"
 #include "ext/plugins/plugins.h"
 #include "sandbox/defaults.h"
@@ -164,6 +166,16 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
   so->make_provider = [src = *source] { return src->New(); };
   so->model = o.model;
   so->cwd = cwd;
+  // The user's defaults from settings.toml (the TUI's /settings saves them);
+  // -m, SEPP_MODEL and --thinking win. A broken file is reported where the
+  // settings are needed (the session store), not here.
+  int settings_thinking = 0;
+  if (auto settings = runtime::LoadSettings(cwd); settings.ok()) {
+    const char* env_model = std::getenv("SEPP_MODEL");
+    if (so->model.empty() && !(env_model && *env_model)) so->model = settings->model;
+    runtime::ThinkingLevel level;
+    if (runtime::ParseThinkingLevel(settings->thinking, &level)) settings_thinking = runtime::ThinkingBudget(level);
+  }
   if (o.trust && TrustCurrentProject(cwd) != 0) return 1;
   so->policy = sandbox::DefaultToolPolicy(so->cwd);
   if (o.sandbox == "off") {
@@ -180,7 +192,7 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
   so->branch_entry = o.branch;
   so->fork_entry = o.fork;
   so->max_turns = o.max_turns;
-  so->thinking_budget = o.thinking;
+  so->thinking_budget = o.thinking ? o.thinking : settings_thinking;
   so->stream = !o.no_stream;
   so->permissions.allow_domains = o.allow_domains;
   for (const auto& h : o.hooks) {

@@ -87,6 +87,18 @@ ModelInfo LookupModel(const std::string& provider, const std::string& model) {
   return info;
 }
 
+std::vector<ModelInfo> KnownModels(const std::string& provider) {
+  bool anthropic = provider == "anthropic";
+  if (!anthropic && provider != "openai" && provider != "openai-responses") return {};
+  std::vector<ModelInfo> out;
+  for (const Entry& e : kModels) {
+    if (e.id.back() == '-') continue;  // a catch-all prefix, not a model
+    if ((e.id.rfind("claude-", 0) == 0) != anthropic) continue;
+    out.push_back({std::string(e.id), e.context_window, e.max_output, e.supports_thinking});
+  }
+  return out;
+}
+
 std::string DefaultModel(const std::string& provider) {
   if (provider == "anthropic") return "claude-sonnet-4-5";
   if (provider == "local") return "qwen3-coder";

@@ -2,6 +2,7 @@
 // defaults for models we do not know (local servers, new releases).
 #pragma once
 #include <string>
+#include <vector>
 
 namespace sepp::llm {
 
@@ -14,6 +15,11 @@ struct ModelInfo {
 
 // Exact id first, then longest known prefix, then defaults for the provider.
 ModelInfo LookupModel(const std::string& provider, const std::string& model);
+
+// The models the table knows for a provider (anthropic: the claude ones;
+// openai and openai-responses: the rest), for a front end's model picker;
+// empty for a provider the table does not cover (local servers).
+std::vector<ModelInfo> KnownModels(const std::string& provider);
 
 // The model used when none is given: per provider.
 std::string DefaultModel(const std::string& provider);

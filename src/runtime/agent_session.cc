@@ -903,6 +903,8 @@ SessionState AgentSession::GetState() const {
   st.cwd = s.opts.cwd;
   st.auto_compaction = s.agent->auto_compaction();
   st.auto_retry = s.agent->auto_retry();
+  st.sandbox_enabled = s.opts.policy.enabled;
+  st.sandbox_pid = s.agent->sandbox_pid();
   std::lock_guard<std::mutex> lock(s.snap_mu);
   st.model = s.model;
   st.thinking = s.thinking;
@@ -943,6 +945,16 @@ agent::Outcome AgentSession::LastOutcome() const {
 std::vector<PendingPermission> AgentSession::PendingPermissions() const {
   return impl_->gate->Pending();
 }
+
+llm::Request AgentSession::RequestPreamble() const { return impl_->agent->RequestPreamble(); }
+
+std::vector<PermissionGrant> AgentSession::PermissionGrants() const { return impl_->gate->Grants(); }
+
+Status AgentSession::RevokeSessionGrant(const agent::Widening& widening) {
+  return impl_->gate->RevokeSessionGrant(widening);
+}
+
+const sandbox::Policy& AgentSession::policy() const { return impl_->opts.policy; }
 
 Status AgentSession::AnswerPermission(const std::string& request_id,
                                       agent::PermissionAnswer answer) {

@@ -136,6 +136,16 @@ struct SessionState {
   QueueState queue;
   llm::Usage total_usage;
   std::filesystem::path cwd;
+  bool sandbox_enabled = true;  // false: --sandbox off, the tools run unconfined
+  int sandbox_pid = 0;          // the session sandbox's pid 1; 0: not running
+};
+
+// A grant the permission gate answers with, without asking.
+struct PermissionGrant {
+  agent::Widening widening;
+  // Saved "always for this project" (PermissionBroker::project_policy_file);
+  // false: for this session only.
+  bool for_project = false;
 };
 
 // A permission request waiting for its answer (the front end's view).
@@ -242,6 +252,9 @@ class AgentSession {
   // for the front ends' menus; their own commands (compact, ...) are not
   // in it.
   const std::vector<ext::CommandInfo>& Commands() const;
+  // The system prompt and tool definitions the next request carries (no
+  // messages), for a front end to show what fills the window.
+  llm::Request RequestPreamble() const;
 
   // ---- permissions
   std::vector<PendingPermission> PendingPermissions() const;
@@ -250,6 +263,14 @@ class AgentSession {
   Status AnswerPermission(const std::string& request_id, agent::PermissionAnswer answer);
   // Persisting allow_project grants writes .sepp/policy.toml; the front end
   // has shown DescribeAsPolicyToml() first.
+  // The grants in effect, in the order they were made (the project's first).
+  std::vector<PermissionGrant> PermissionGrants() const;
+  // Withdraws a grant made for this session: the next request it covered is
+  // asked again. Kind "not_found" when the session has no such grant; a
+  // project grant stays (its file is named in the message).
+  Status RevokeSessionGrant(const agent::Widening& widening);
+  // The tools' sandbox policy in effect (before any grant).
+  const sandbox::Policy& policy() const;
 
   struct Impl;
 

@@ -52,9 +52,9 @@ PermissionBroker::PermissionBroker(PermissionDefaults defaults, std::filesystem:
   if (std::filesystem::exists(project_policy_file(), ec)) {
     auto p = sandbox::LoadPolicyFile(project_policy_file(), cwd_);
     if (p.ok()) {
-      for (const auto& d : p->allow_domains) session_grants_.push_back({Widening::Kind::kDomain, d});
-      for (const auto& w : p->write_roots) session_grants_.push_back({Widening::Kind::kWritePath, w});
-      for (const auto& r : p->read_roots) session_grants_.push_back({Widening::Kind::kReadPath, r});
+      for (const auto& d : p->allow_domains) grants_.push_back({{Widening::Kind::kDomain, d}, true});
+      for (const auto& w : p->write_roots) grants_.push_back({{Widening::Kind::kWritePath, w}, true});
+      for (const auto& r : p->read_roots) grants_.push_back({{Widening::Kind::kReadPath, r}, true});
     }
   }
 }
@@ -95,7 +95,7 @@ PermissionAnswer PermissionBroker::Ask(const agent::PermissionRequest& request_i
     std::unique_lock<std::mutex> lock(mu_);
     request.id = "perm-" + std::to_string(++next_id_);
     PermissionAnswer a;
-    if (Covered(request.widenings, session_grants_)) {
+    if (Covered(request.widenings, GrantedLocked())) {
       a = {PermissionChoice::kAllowOnce, "", "session"};
     } else if (Covered(request.widenings, flags)) {
       a = {PermissionChoice::kAllowOnce, "", "flags"};
@@ -160,7 +160,8 @@ PermissionAnswer PermissionBroker::Ask(const agent::PermissionRequest& request_i
     waiting_.erase(request.id);
     if (answer.choice == PermissionChoice::kAllowSession ||
         answer.choice == PermissionChoice::kAllowProject)
-      for (const Widening& wd : request.widenings) session_grants_.push_back(wd);
+      for (const Widening& wd : request.widenings)
+        grants_.push_back({wd, answer.choice == PermissionChoice::kAllowProject});
   }
   if (answer.choice == PermissionChoice::kAllowProject) {
     if (auto st = SaveForProject(request.widenings); !st.ok()) {
@@ -195,6 +196,43 @@ Status PermissionBroker::Answer(const std::string& id, PermissionAnswer answer) 
     it->second.answered = true;
   }
   cv_.notify_all();
+  return Ok();
+}
+
+std::vector<Widening> PermissionBroker::GrantedLocked() const {
+  std::vector<Widening> out;
+  for (const auto& g : grants_) out.push_back(g.widening);
+  return out;
+}
+
+std::vector<PermissionGrant> PermissionBroker::Grants() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return grants_;
+}
+
+Status PermissionBroker::RevokeSessionGrant(const Widening& widening) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool removed = false, project = false;
+  for (auto it = grants_.begin(); it != grants_.end();) {
+    if (it->widening.kind != widening.kind || it->widening.target != widening.target) {
+      ++it;
+    } else if (it->for_project) {
+      project = true;
+      ++it;
+    } else {
+      it = grants_.erase(it);
+      removed = true;
+    }
+  }
+  if (project)
+    return Error::Make(std::string(removed ? "revoked for this session, but " : "") + agent::ToString(widening.kind) +
+                           " " + widening.target + " is granted for the project: delete its line in " +
+                           project_policy_file().string() + " to withdraw it",
+                       removed ? "partial" : "not_found");
+  if (!removed)
+    return Error::Make(std::string("this session has no grant of ") + agent::ToString(widening.kind) + " " +
+                           widening.target + " (/permissions lists them)",
+                       "not_found");
   return Ok();
 }
 

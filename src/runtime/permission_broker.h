@@ -34,6 +34,8 @@ class PermissionBroker : public agent::PermissionGate {
   void CancelAll();
   // Where allow_project grants are saved (.sepp/policy.toml of the cwd).
   std::filesystem::path project_policy_file() const;
+  std::vector<PermissionGrant> Grants() const;
+  Status RevokeSessionGrant(const agent::Widening& widening);
 
  private:
   struct Waiting {
@@ -52,7 +54,8 @@ class PermissionBroker : public agent::PermissionGate {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, Waiting> waiting_;
-  std::vector<agent::Widening> session_grants_;
+  std::vector<PermissionGrant> grants_;  // the project's and this session's
+  std::vector<agent::Widening> GrantedLocked() const;
   int next_id_ = 0;
   bool closing_ = false;
 };

@@ -171,5 +171,55 @@ TEST_F(BrokerTest, AProjectGrantIsSavedOutsideTheWorkspaceAndHonouredNextTime) {
   EXPECT_EQ(h->Ask(Ask({{Widening::Kind::kDomain, "pypi.org"}}), c).choice, PermissionChoice::kDeny);
 }
 
+// /permissions: the grants are listed with where they come from; revoking a
+// session grant makes the next covered request ask again; a project grant
+// is not revoked this way (its file is named).
+TEST_F(BrokerTest, ARevokedSessionGrantIsAskedAgainAndAProjectGrantStays) {
+  PermissionDefaults d;
+  d.ask_front_end = true;
+  auto b = Make(d);
+  CancelToken c;
+  auto grant = [&](Widening w, PermissionChoice choice) {
+    size_t before = Count(agent::EventType::kPermissionRequested);
+    auto f = std::async(std::launch::async, [&, w] { return b->Ask(Ask({w}), c); });
+    std::string id;
+    {
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [&] {
+        size_t n = 0;
+        for (const auto& e : events_) n += e.type == agent::EventType::kPermissionRequested;
+        return n > before;
+      });
+      for (const auto& e : events_)
+        if (e.type == agent::EventType::kPermissionRequested) id = e.data["request_id"];
+    }
+    EXPECT_TRUE(b->Answer(id, {choice, "", ""}).ok());
+    return f.get().choice;
+  };
+  EXPECT_EQ(grant({Widening::Kind::kDomain, "pypi.org"}, PermissionChoice::kAllowSession), PermissionChoice::kAllowSession);
+  EXPECT_EQ(grant({Widening::Kind::kWritePath, "/data/out"}, PermissionChoice::kAllowProject), PermissionChoice::kAllowProject);
+  auto grants = b->Grants();
+  ASSERT_EQ(grants.size(), 2u);
+  EXPECT_EQ(grants[0].widening.target, "pypi.org");
+  EXPECT_FALSE(grants[0].for_project);
+  EXPECT_EQ(grants[1].widening.target, "/data/out");
+  EXPECT_TRUE(grants[1].for_project);
+
+  ASSERT_TRUE(b->RevokeSessionGrant({Widening::Kind::kDomain, "pypi.org"}).ok());
+  auto unknown = b->RevokeSessionGrant({Widening::Kind::kDomain, "pypi.org"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().kind, "not_found");
+  auto project = b->RevokeSessionGrant({Widening::Kind::kWritePath, "/data/out"});
+  ASSERT_FALSE(project.ok());
+  EXPECT_NE(project.error().message.find(b->project_policy_file().string()), std::string::npos) << project.error().message;
+  EXPECT_EQ(b->Grants().size(), 1u);
+  // The project grant still answers; the revoked one asks again.
+  auto covered = b->Ask(Ask({{Widening::Kind::kWritePath, "/data/out"}}), c);
+  EXPECT_EQ(covered.source, "session");
+  size_t asked = Count(agent::EventType::kPermissionRequested);
+  EXPECT_EQ(grant({Widening::Kind::kDomain, "pypi.org"}, PermissionChoice::kDeny), PermissionChoice::kDeny);
+  EXPECT_EQ(Count(agent::EventType::kPermissionRequested), asked + 1);
+}
+
 }  // namespace
 }  // namespace sepp::runtime

@@ -131,7 +131,8 @@ TEST(TuiChatView, TheFooterCountsTokensContextAndQueuedMessages) {
   h.Send(queue);
   h.Send(Ev(EventType::kAgentStarted));
   auto t = h.term.Transcript();
-  EXPECT_EQ(t.back(), "/work/project  fake-model  \u219112.3k \u2193678  ctx 22k/200k (11%)  queued 3  working (Esc aborts)");
+  EXPECT_EQ(t.back(), "/work/project  fake-model  \u219112.3k \u2193678  ctx 22k/200k (11%)  cost unknown  queued 3  sandbox on"
+                    "  working (Esc aborts)");
 }
 
 }  // namespace
@@ -183,6 +184,112 @@ TEST(TuiChatView, ASubAgentsEventsStayOutOfTheMainAnswer) {
   EXPECT_EQ(std::count(t.begin(), t.end(), "child text"), 0);
   EXPECT_EQ(std::count(t.begin(), t.end(), "parent text"), 1);
   EXPECT_EQ(std::count(t.begin(), t.end(), "\u25cf agent: look around"), 1);
+}
+
+Event Nested(EventType t, std::string call_id, std::string parent, std::string text = {}) {
+  Event e = Ev(t, std::move(text), std::move(call_id));
+  e.parent_call_id = std::move(parent);
+  e.child_session_id = "child0123456789";
+  return e;
+}
+
+bool Has(const std::vector<std::string>& rows, const std::string& text) {
+  for (const auto& r : rows)
+    if (r.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// A sub-agent's events (tied to the parent's call by parent_call_id) show
+// nested under the call while it runs, never in the main answer; when the
+// call ends one line says what the sub-agent did.
+TEST(TuiChatView, ASubAgentRunsNestedUnderItsCallWithLiveStatus) {
+  Harness h;
+  h.Send(Ev(EventType::kAgentStarted));
+  Event call = Ev(EventType::kToolStarted, "", "a1");
+  call.tool = "agent";
+  call.summary = "agent: count the files";
+  h.Send(call);
+  Event out = Ev(EventType::kToolOutput, "  \u23bf bash ls\n", "a1");  // the agent tool's progress line
+  h.Send(out);
+  Event child_call = Nested(EventType::kToolStarted, "c1", "a1");
+  child_call.tool = "bash";
+  child_call.summary = "bash ls -la";
+  h.Send(child_call);
+  auto rows = h.term.ScreenRows();
+  EXPECT_TRUE(Has(rows, "\u25cf agent: count the files")) << ::testing::PrintToString(rows);
+  EXPECT_TRUE(Has(rows, "  \u23bf \u25cf bash ls -la")) << ::testing::PrintToString(rows);
+  Event child_done = Nested(EventType::kToolFinished, "c1", "a1");
+  child_done.tool = "bash";
+  child_done.result = "a\nb\n";
+  h.Send(child_done);
+  h.Send(Nested(EventType::kMessageDelta, "", "a1", "I counted them.\nThere are 2 fi"));
+  rows = h.term.ScreenRows();
+  EXPECT_FALSE(Has(rows, "\u25cf bash ls -la")) << ::testing::PrintToString(rows);
+  EXPECT_TRUE(Has(rows, "  \u23bf 1 call done  There are 2 fi")) << ::testing::PrintToString(rows);
+  EXPECT_FALSE(Has(rows, "I counted them.")) << "only the last line of the child's answer";
+  // A hostile sub-agent answer cannot drive the terminal.
+  h.Send(Nested(EventType::kMessageDelta, "", "a1", "les\x1b[2J\x1b]52;c;AAAA\x07"));
+  EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
+  EXPECT_EQ(h.term.written().find("\x1b]52"), std::string::npos);
+  // Events of a call that is not running are dropped, not drawn in the answer.
+  h.Send(Nested(EventType::kMessageDelta, "", "gone", "stray text"));
+  EXPECT_FALSE(Has(h.term.ScreenRows(), "stray text"));
+  Event done = Ev(EventType::kToolFinished, "", "a1");
+  done.tool = "agent";
+  done.summary = "agent: count the files";
+  done.result = "There are 2 files.";
+  h.Send(done);
+  h.Send(Ev(EventType::kAgentSettled));
+  auto t = h.term.Transcript();
+  auto header = std::find(t.begin(), t.end(), "\u2713 agent: count the files");
+  ASSERT_NE(header, t.end()) << ::testing::PrintToString(t);
+  EXPECT_EQ(*(header + 1), "  \u23bf sub-agent: 1 tool call, session child012");
+  EXPECT_EQ(*(header + 2), "  There are 2 files.");
+  EXPECT_FALSE(Has(t, "stray text"));
+}
+
+// Ctrl+T's expanded mode shows more of each call's output, live and when
+// committed; Alt+T writes the last call again, whole.
+TEST(TuiChatView, ToolCallsExpandAndCollapseAndTheLastOneExpandsWhole) {
+  Harness h;
+  h.Send(Ev(EventType::kAgentStarted));
+  Event call = Ev(EventType::kToolStarted, "", "b1");
+  call.tool = "bash";
+  call.summary = "bash seq 1 50";
+  h.Send(call);
+  std::string output;
+  for (int i = 1; i <= 12; ++i) output += "out-" + std::to_string(i) + "\n";
+  h.Send(Ev(EventType::kToolOutput, output, "b1"));
+  auto rows = h.term.ScreenRows();
+  EXPECT_TRUE(Has(rows, "  out-12"));
+  EXPECT_TRUE(Has(rows, "  out-8"));
+  EXPECT_FALSE(Has(rows, "  out-7")) << "collapsed: the last 5 lines";
+  h.view.SetToolsExpanded(true);
+  h.Send(Ev(EventType::kToolOutput, "", "b1"));
+  rows = h.term.ScreenRows();
+  EXPECT_NE(std::find(rows.begin(), rows.end(), "  out-1"), rows.end()) << ::testing::PrintToString(rows);
+  std::string result;
+  for (int i = 1; i <= 50; ++i) result += "out-" + std::to_string(i) + "\n";
+  Event done = Ev(EventType::kToolFinished, "", "b1");
+  done.tool = "bash";
+  done.summary = "bash seq 1 50";
+  done.result = result;
+  h.Send(done);
+  auto t = h.term.Transcript();
+  EXPECT_TRUE(Has(t, "  \u2026 20 earlier lines")) << ::testing::PrintToString(t);
+  EXPECT_TRUE(Has(t, "  out-21"));
+  EXPECT_FALSE(Has(t, "  out-20"));
+  // Collapsed again: calls finishing from now on get the 5-line tail.
+  h.view.SetToolsExpanded(false);
+  EXPECT_TRUE(h.view.ExpandLastTool());
+  h.Send(Ev(EventType::kAgentSettled));
+  t = h.term.Transcript();
+  auto whole = std::find(t.begin(), t.end(), "\u25be the last call, whole:");
+  ASSERT_NE(whole, t.end()) << ::testing::PrintToString(t);
+  EXPECT_EQ(*(whole + 1), "\u2713 bash seq 1 50");
+  for (int i = 1; i <= 50; ++i) EXPECT_EQ(*(whole + 1 + static_cast<size_t>(i)), "  out-" + std::to_string(i));
+  ChatView fresh{&h.renderer};
+  EXPECT_FALSE(fresh.ExpandLastTool()) << "nothing finished yet";
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ TEST(TuiChatView, TheFooterShowsBranchNameThinkingCacheAndTheCompactionMark) {
   term.Feed(renderer.Frame());
   EXPECT_EQ(term.Transcript().back(),
             "/work/project (main)  \u201cport move\u201d  fake-model \u00b7 thinking high  \u219110k \u2193300 cached 8k"
-            "  ctx 10k/200k (5%, compacts at 183.6k)");
+            "  ctx 10k/200k (5%, compacts at 183.6k)  cost unknown  sandbox on");
   // Off: said so; thinking off and no branch: left out.
   info.branch.clear();
   info.thinking = "off";
@@ -80,7 +80,28 @@ TEST(TuiChatView, TheFooterShowsBranchNameThinkingCacheAndTheCompactionMark) {
   view.Refresh(editor);
   term.Feed(renderer.Frame());
   EXPECT_EQ(term.Transcript().back(),
-            "/work/project  fake-model  \u219110k \u2193300 cached 8k  ctx 10k/200k (5%, auto-compaction off)");
+            "/work/project  fake-model  \u219110k \u2193300 cached 8k  ctx 10k/200k (5%, auto-compaction off)"
+            "  cost unknown  sandbox on");
+  // The sandbox: running once the session sandbox started; off said loudly.
+  info.sandbox = FooterInfo::Sandbox::kRunning;
+  view.SetFooter(info);
+  view.Refresh(editor);
+  term.Feed(renderer.Frame());
+  EXPECT_TRUE(term.Transcript().back().ends_with("cost unknown  sandbox running")) << term.Transcript().back();
+  info.sandbox = FooterInfo::Sandbox::kOff;
+  view.SetFooter(info);
+  view.Refresh(editor);
+  term.Feed(renderer.Frame());
+  std::string last = term.Transcript().back();
+  ASSERT_TRUE(last.ends_with("sandbox OFF")) << last;
+  // In the warning colour, not the muted one.
+  auto row = static_cast<int>(term.Transcript().size()) - 1;
+  int end = term.cols() - 1;
+  while (end > 0 && (term.Cell(row, end).chars[0] == 0 || term.Cell(row, end).chars[0] == ' ')) --end;
+  auto off_cell = term.Cell(row, end);  // the F of OFF
+  ASSERT_EQ(off_cell.chars[0], static_cast<uint32_t>('F'));
+  auto cwd_cell = term.Cell(row, 0);
+  EXPECT_FALSE(vterm_color_is_equal(&off_cell.fg, &cwd_cell.fg)) << "sandbox OFF is not marked";
   // A branch name from a hostile HEAD cannot drive the terminal.
   info.branch = "x\x1b]52;c;AAAA\x07\x1b[2J";
   view.SetFooter(info);
@@ -89,6 +110,49 @@ TEST(TuiChatView, TheFooterShowsBranchNameThinkingCacheAndTheCompactionMark) {
   EXPECT_EQ(term.written().find("\x1b]52"), std::string::npos);
   EXPECT_EQ(term.written().find("\x1b[2J"), std::string::npos);
   EXPECT_NE(term.Transcript().back().find("(x\u241b]52;c;AAAA"), std::string::npos) << term.Transcript().back();
+}
+
+// Too narrow for every field: the least needed give way (the cost first,
+// then the compaction mark's detail, ...), so the footer stays one row; the
+// folder, "working" and a sandbox that is off stay.
+TEST(TuiChatView, ANarrowFooterDropsTheLeastNeededFieldsFirst) {
+  for (int width : {200, 100, 80, 60, 40}) {
+    testing::VtermScreen term{10, width};
+    InlineRenderer renderer{width, 10};
+    ChatView view{&renderer};
+    Editor editor;
+    FooterInfo info{"/work/project", "claude-sonnet-4-5", 200000};
+    info.branch = "main";
+    info.thinking = "high";
+    info.compacts_at = 183616;
+    info.sandbox = FooterInfo::Sandbox::kOff;
+    view.SetFooter(info);
+    agent::Event usage(agent::EventType::kUsage);
+    usage.total.input = 2000;
+    usage.total.cache_read = 8000;
+    usage.total.output = 300;
+    usage.usage.input = 10000;
+    view.OnEvent(usage);
+    view.OnEvent(agent::Event(agent::EventType::kAgentStarted));
+    view.Refresh(editor);
+    term.Feed(renderer.Frame());
+    auto rows = term.Transcript();
+    ASSERT_GE(rows.size(), 2u);
+    std::string footer = rows.back();
+    EXPECT_EQ(rows[rows.size() - 2], ">") << width << ": the footer is one row under the editor";
+    EXPECT_EQ(footer.rfind("/work/project", 0), 0u) << footer;
+    EXPECT_NE(footer.find("sandbox OFF"), std::string::npos) << footer;
+    EXPECT_NE(footer.find("working"), std::string::npos) << footer;
+    if (width == 200) {
+      EXPECT_NE(footer.find("cost unknown"), std::string::npos) << footer;
+      EXPECT_NE(footer.find("compacts at 183.6k"), std::string::npos) << footer;
+    }
+    if (width == 100) {
+      EXPECT_EQ(footer.find("cost unknown"), std::string::npos) << footer;
+      EXPECT_NE(footer.find("claude-sonnet-4-5 \u00b7 thinking high"), std::string::npos) << footer;
+    }
+    if (width <= 60) EXPECT_EQ(footer.find("compacts at"), std::string::npos) << footer;
+  }
 }
 
 TEST(TuiChatView, TheQueueShowsAboveTheEditorOneLineAMessage) {

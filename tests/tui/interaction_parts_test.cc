@@ -334,6 +334,48 @@ TEST(TuiPicker, FiltersMovesAndChooses) {
   EXPECT_EQ(chosen, "c") << "Esc chooses nothing";
 }
 
+// /tree's folding: Left hides an item's subtree, Right shows it again; a
+// filter searches every item, folded or not; a choice may reopen the picker.
+TEST(TuiPicker, SubtreesFoldAndAFilterSearchesThemAll) {
+  Picker p;
+  std::string chosen;
+  std::vector<Picker::Item> items = {{"r", "root", "", 3}, {"a", "  branch a", "", 1}, {"a1", "    a child", "", 0},
+                                     {"b", "  branch b", "", 0}, {"s", "second root", "", 0}};
+  p.Open("tree", items, [&](const std::string& k) { chosen = k; }, "a");
+  EXPECT_NE(Text(p.Render()).find("5 of 5"), std::string::npos) << Text(p.Render());
+  p.Handle(Keys("\x1b[D")[0]);  // Left on "branch a"
+  std::string text = Text(p.Render());
+  EXPECT_EQ(text.find("a child"), std::string::npos) << text;
+  EXPECT_NE(text.find("\u203a   branch a  \u25b8 1 folded"), std::string::npos) << text;
+  EXPECT_NE(text.find("4 of 5"), std::string::npos) << text;
+  p.Handle(Keys("\x1b[A")[0]);  // up to the root, fold it all
+  p.Handle(Keys("\x1b[D")[0]);
+  text = Text(p.Render());
+  EXPECT_EQ(text.find("branch b"), std::string::npos) << text;
+  EXPECT_NE(text.find("second root"), std::string::npos) << text;
+  // A search finds inside folded subtrees.
+  for (const auto& e : Keys("child")) p.Handle(e);
+  EXPECT_NE(Text(p.Render()).find("a child"), std::string::npos) << Text(p.Render());
+  for (int i = 0; i < 5; ++i) p.Handle(Keys("\x7f")[0]);
+  p.Handle(Keys("\x1b[C")[0]);  // Right unfolds the root; branch a stays folded
+  text = Text(p.Render());
+  EXPECT_NE(text.find("branch b"), std::string::npos) << text;
+  EXPECT_EQ(text.find("a child"), std::string::npos) << text;
+  // Left on an item with nothing under it does nothing.
+  p.Handle(Keys("\x1b[B")[0]);
+  p.Handle(Keys("\x1b[B")[0]);
+  p.Handle(Keys("\x1b[D")[0]);
+  EXPECT_NE(Text(p.Render()).find("4 of 5"), std::string::npos) << Text(p.Render());
+  // The chooser may open the picker again from inside its own callback.
+  p.Open("first", {{"x", "x", ""}}, [&](const std::string& k) {
+    p.Open("second", {{"y", "y", ""}}, [&chosen, k](const std::string& k2) { chosen = k + k2; });
+  });
+  p.Handle(Keys("\r")[0]);
+  ASSERT_TRUE(p.open());
+  p.Handle(Keys("\r")[0]);
+  EXPECT_EQ(chosen, "xy");
+}
+
 TEST(TuiViewer, UsesTheAlternateScreenScrollsAndSearches) {
   std::string text;
   for (int i = 1; i <= 100; ++i) text += "line " + std::to_string(i) + (i == 70 ? " needle" : "") + "\n";

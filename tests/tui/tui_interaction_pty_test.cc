@@ -394,5 +394,121 @@ TEST_F(TuiPty, ResumePicksAnEarlierSessionOfTheFolder) {
   WaitExit();
 }
 
+// /context, /branch, the /model picker, /permissions and /settings, each
+// checked where it lands: the screen, the fake's request log, the file.
+TEST_F(TuiPty, ContextBranchModelPickerPermissionsAndSettings) {
+  Start(Json::parse(R"([{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}, {"text": "answer four"}])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  // 100 columns: the cost ("unknown") gave way; the sandbox state stays.
+  EXPECT_TRUE(ScreenHas("compacts at 183.6k)  sandbox on")) << ::testing::PrintToString(term_->Transcript());
+  Type("first question\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer one") && !ScreenHas("working"); }));
+  Type("second question\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer two") && !ScreenHas("working"); }));
+
+  Type("/context\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("largest messages:"); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("of the window's 200k")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("auto-compaction at 183.6k"));
+  EXPECT_TRUE(ScreenHas("  system prompt"));
+  EXPECT_TRUE(ScreenHas("    your messages (2)"));
+  EXPECT_TRUE(ScreenHas("    answers (2)"));
+
+  // /branch: your messages, newest first; Enter goes back to just before
+  // it and puts it in the editor.
+  Type("/branch\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("branch from one of your messages"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("branched before") && ScreenHas("> second question"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type(", rephrased\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer three") && !ScreenHas("working"); }));
+  std::string body = DumpJson(fp_.requests().back().body);
+  EXPECT_NE(body.find("answer one"), std::string::npos) << body;
+  EXPECT_NE(body.find("second question, rephrased"), std::string::npos) << body;
+  EXPECT_EQ(body.find("answer two"), std::string::npos) << "the old branch is left out: " << body;
+
+  // The /model picker lists the provider's models; the filter is fuzzy.
+  Type("/model\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("model for anthropic"); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("claude-sonnet-4-5")) << ::testing::PrintToString(term_->Transcript());
+  Type("hiku45");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("  1 of "); })) << ::testing::PrintToString(term_->Transcript());
+  Type("\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("model: claude-haiku-4-5"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("and now\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer four") && !ScreenHas("working"); }));
+  EXPECT_EQ(fp_.requests().back().body.value("model", ""), "claude-haiku-4-5");
+
+  Type("/permissions\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("granted for this session: none"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("  write: " + (root_ / "ws").string())) << ::testing::PrintToString(term_->Transcript());
+
+  // /settings: a setting changes now and is saved; the next start uses it.
+  Type("/settings thinking high\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("thinking: high (now, and saved in"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("\u00b7 thinking high"));
+  auto saved = ReadFile(root_ / "home" / ".sepp" / "settings.toml");
+  ASSERT_TRUE(saved.ok());
+  EXPECT_EQ(*saved, "thinking = \"high\"\n");
+  Type("/settings thinking loud\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("/settings thinking: one of off"); }));
+  Type("\x04");
+  WaitExit();
+  close(master_);
+  master_ = -1;
+  pty_closed_ = false;
+  term_ = std::make_unique<testing::VtermScreen>(30, 100);
+  Start(Json::array());
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  EXPECT_TRUE(ScreenHas("\u00b7 thinking high")) << ::testing::PrintToString(term_->Transcript());
+  Type("/settings\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("settings: Enter changes one"); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("  thinking   high  (saved: \u201chigh\u201d)")) << ::testing::PrintToString(term_->Transcript());
+  Type("\x1b");
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("settings: Enter changes one"); }));
+  Type("\x04");
+  WaitExit();
+}
+
+// An agent call's sub-agent runs nested under it; the footer says the
+// session sandbox runs once a call ran in it; Alt+T writes the last call
+// again, whole.
+TEST_F(TuiPty, ASubAgentShowsNestedAndTheFooterShowsTheSandbox) {
+  Start(Json::parse(R"([
+    {"tool_calls": [{"id": "t1", "name": "bash", "arguments": {"command": "echo top-ran"}}]},
+    {"tool_calls": [{"id": "a1", "name": "agent", "arguments": {"task": "look around"}}]},
+    {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "echo child-ran"}}]},
+    {"text": "the child is done"},
+    {"text": "all done"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  EXPECT_TRUE(ScreenHas("sandbox on")) << ::testing::PrintToString(term_->Transcript());
+  Type("delegate\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("all done") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("  \u23bf sub-agent: 1 tool call, session ")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("sandbox running")) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_FALSE(ScreenHas("the child is done\u2026")) << ::testing::PrintToString(term_->Transcript());
+  Type("\x1bt");  // Alt+T
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("the last call, whole:"); })) << ::testing::PrintToString(term_->Transcript());
+  // /tree shows the sub-agent's session as child nodes; Enter shows it.
+  Type("/tree\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("sub-agent: look around"); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("\u23bf user: look around")) << ::testing::PrintToString(term_->Transcript());
+  Type("sub-agent: look");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("  1 of "); })) << ::testing::PrintToString(term_->Transcript());
+  Type("\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("q leaves") && ScreenHas("the child is done"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("q");
+  ASSERT_TRUE(WaitFor([&] { return !ScreenHas("q leaves"); }));
+  Type("\x04");
+  WaitExit();
+}
+
 }  // namespace
 }  // namespace sepp::front::tui

@@ -177,5 +177,37 @@ TEST_F(TuiPty, EveryWayOutRestoresTheTerminal) {
   }
 }
 
+// A crash or a signal while the full-screen viewer is open: the alternate
+// screen is left before the keyboard modes are popped (kitty keeps a stack
+// per screen), so the shell gets its main screen back with the conversation.
+TEST_F(TuiPty, AWayOutFromInsideTheViewerLeavesTheAlternateScreen) {
+  for (int sig : {SIGSEGV, SIGTERM}) {
+    Start(Json::parse(R"([{"text": "an answer to view"}])"));
+    ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+    Type("show me\r");
+    ASSERT_TRUE(WaitFor([&] { return ScreenHas("an answer to view") && !ScreenHas("working"); }));
+    Type("/view\r");
+    ASSERT_TRUE(WaitFor([&] { return ScreenHas("q leaves"); })) << ::testing::PrintToString(term_->Transcript());
+    size_t entered = term_->written().rfind("\x1b[?1049h");
+    ASSERT_NE(entered, std::string::npos);
+    kill(pid_, sig);
+    int status = WaitExit();
+    if (sig == SIGSEGV) EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) << status;
+    else EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    const std::string& w = term_->written();
+    size_t left = w.find("\x1b[?1049l", entered);
+    ASSERT_NE(left, std::string::npos) << "the alternate screen was not left (signal " << sig << ")";
+    size_t modes = w.find(TerminalSession::kLeaveModes, entered);
+    ASSERT_NE(modes, std::string::npos) << sig;
+    EXPECT_LT(left, modes) << "left the alternate screen after popping the modes";
+    EXPECT_FALSE(ScreenHas("q leaves")) << ::testing::PrintToString(term_->Transcript());
+    EXPECT_TRUE(ScreenHas("\u203a show me")) << ::testing::PrintToString(term_->Transcript());
+    close(master_);
+    master_ = -1;
+    pty_closed_ = false;
+    term_ = std::make_unique<testing::VtermScreen>(30, 100);
+  }
+}
+
 }  // namespace
 }  // namespace sepp::front::tui

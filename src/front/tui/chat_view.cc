@@ -11,22 +11,14 @@ namespace {
 constexpr size_t kMaxToolTailBytes = 8192;
 constexpr size_t kMaxThinkingBytes = 64 * 1024;  // the live tail needs only the end
 
-std::string Compact(int64_t n) {
-  // 950 -> "950", 12345 -> "12.3k", 200000 -> "200k", 1500000 -> "1.5M".
-  auto scaled = [](int64_t v, int64_t unit, const char* suffix) {
-    int64_t tenth = v % unit / (unit / 10);
-    return std::to_string(v / unit) + (tenth ? "." + std::to_string(tenth) : "") + suffix;
-  };
-  if (n < 1000) return std::to_string(n);
-  if (n < 1000000) return scaled(n, 1000, "k");
-  return scaled(n, 1000000, "M");
-}
+std::string Compact(int64_t n) { return CompactCount(n); }
 
 }  // namespace
 
 void ChatView::SetTheme(const Theme& theme) {
   theme_ = theme;
   answer_.set_theme(&theme_);
+  footer_line_.reset();
 }
 
 void ChatView::Notice(const std::string& text) {
@@ -99,7 +91,9 @@ std::vector<Line> ChatView::ToolTail(const std::string& output, size_t max_lines
 }
 
 void ChatView::CommitToolResult(const std::string& tool, const std::string& summary, const std::string& result,
-                                bool is_error, bool denied) {
+                                bool is_error, bool denied, const SubAgent* sub, size_t max_lines) {
+  if (max_lines == 0) max_lines = ToolLines();
+  size_t diff_lines = std::max(kDiffLines, max_lines);
   std::vector<Line> lines;
   Line header;
   if (denied) header.Add("\u2717 denied ", theme_.error);
@@ -107,13 +101,21 @@ void ChatView::CommitToolResult(const std::string& tool, const std::string& summ
   else header.Add("\u2713 ", theme_.success);
   header.Add(summary);
   lines.push_back(std::move(header));
+  // A sub-agent's work, in one line under its call (its session holds all).
+  if (sub) {
+    std::string what = "  \u23bf sub-agent: " + std::to_string(sub->calls_done) +
+                       (sub->calls_done == 1 ? " tool call" : " tool calls");
+    if (sub->calls_failed) what += " (" + std::to_string(sub->calls_failed) + " failed)";
+    if (!sub->session_id.empty()) what += ", session " + sub->session_id.substr(0, 8);
+    lines.push_back(Line{}.Add(what, theme_.muted));
+  }
   // An edit's result is a line saying what changed, then its unified diff:
   // drawn with line numbers and the changed words marked.
   if (tool == "edit" && !is_error && result.find("\n@@ ") != std::string::npos) {
     std::string_view first = std::string_view(result).substr(0, result.find('\n'));
     lines.push_back(Line{}.Add("  ").Add(first, theme_.muted));
     size_t omitted = 0;
-    for (auto& l : DiffLines(result, theme_, kDiffLines, &omitted)) lines.push_back(std::move(l));
+    for (auto& l : DiffLines(result, theme_, diff_lines, &omitted)) lines.push_back(std::move(l));
     if (omitted > 0)
       lines.push_back(Line{}.Add("  \u2026 " + std::to_string(omitted) + " more lines (/view tool shows them)", theme_.muted));
     lines.emplace_back();
@@ -121,7 +123,7 @@ void ChatView::CommitToolResult(const std::string& tool, const std::string& summ
     return;
   }
   size_t earlier = 0;
-  auto tail = ToolTail(result, kToolTailLines, &earlier);
+  auto tail = ToolTail(result, max_lines, &earlier);
   if (earlier > 0) lines.push_back(Line{}.Add("  \u2026 " + std::to_string(earlier) + " earlier lines", theme_.muted));
   for (auto& l : tail) lines.push_back(std::move(l));
   lines.emplace_back();
@@ -146,17 +148,24 @@ void ChatView::ShowHistory(const std::vector<llm::Message>& messages, size_t max
           EndStream();
         }
         break;
-      case llm::Role::kToolResult: CommitToolResult(m.tool_name, m.tool_name, m.Text(), m.is_error, false); break;
+      case llm::Role::kToolResult:
+        CommitToolResult(m.tool_name, m.tool_name, m.Text(), m.is_error, false);
+        last_tool_ = {m.tool_name, m.tool_name, m.Text(), m.is_error, false};
+        break;
     }
   }
 }
 
 void ChatView::OnEvent(const agent::Event& e) {
   using agent::EventType;
-  // A sub-agent's events belong under its parent's call, which shows as a
-  // running tool; drawing them nested is not built yet, and mixing them into
-  // the main answer would be wrong.
-  if (!e.parent_call_id.empty()) return;
+  // The footer shows the usage, the queue and whether a turn runs: only
+  // these events change it (a key or a streamed piece does not).
+  if (e.type == EventType::kUsage || e.type == EventType::kQueueUpdated || e.type == EventType::kAgentStarted ||
+      e.type == EventType::kAgentSettled)
+    footer_line_.reset();
+  // A sub-agent's events belong under its parent's call: drawn nested there,
+  // never mixed into the main answer.
+  if (!e.parent_call_id.empty()) return OnNestedEvent(e);
   switch (e.type) {
     case EventType::kUserMessage: {
       EndStream();
@@ -193,12 +202,17 @@ void ChatView::OnEvent(const agent::Event& e) {
     case EventType::kToolFinished: {
       EndStream();
       std::string summary = e.summary.empty() ? e.tool : e.summary;
+      bool nested = false;
+      SubAgent sub;
       if (auto it = tools_.find(e.call_id); it != tools_.end()) {
         if (summary.empty()) summary = it->second.summary;
+        nested = it->second.nested;
+        sub = std::move(it->second.sub);
         tools_.erase(it);
         std::erase(tool_order_, e.call_id);
       }
-      CommitToolResult(e.tool, summary, e.result, e.is_error, e.denied);
+      CommitToolResult(e.tool, summary, e.result, e.is_error, e.denied, nested ? &sub : nullptr);
+      last_tool_ = {e.tool, summary, e.result, e.is_error, e.denied};
       break;
     }
     case EventType::kError:
@@ -231,30 +245,155 @@ void ChatView::OnEvent(const agent::Event& e) {
   }
 }
 
-Line ChatView::Footer() const {
+bool ChatView::ExpandLastTool() {
+  if (last_tool_.tool.empty()) return false;
+  EndStream();
+  const FinishedTool& t = last_tool_;
+  renderer_->Commit({Line{}.Add("\u25be the last call, whole:", theme_.muted)});
+  CommitToolResult(t.tool, t.summary, t.result, t.is_error, t.denied, nullptr, kMaxExpandLines);
+  return true;
+}
+
+void ChatView::OnNestedEvent(const agent::Event& e) {
+  using agent::EventType;
+  auto it = tools_.find(e.parent_call_id);
+  if (it == tools_.end()) return;  // its call is not running (any more)
+  RunningTool& parent = it->second;
+  SubAgent& sub = parent.sub;
+  parent.nested = true;
+  if (!e.child_session_id.empty()) sub.session_id = e.child_session_id;
+  switch (e.type) {
+    case EventType::kToolStarted:
+      sub.running.push_back({e.call_id, e.summary.empty() ? e.tool : e.summary});
+      sub.activity.clear();
+      break;
+    case EventType::kToolFinished:
+      // A deeper sub-agent's calls come with their own ids: only the ones
+      // seen starting are counted.
+      for (auto r = sub.running.begin(); r != sub.running.end(); ++r) {
+        if (r->first != e.call_id) continue;
+        sub.running.erase(r);
+        ++sub.calls_done;
+        if (e.is_error || e.denied) ++sub.calls_failed;
+        break;
+      }
+      break;
+    case EventType::kThinkingDelta: sub.activity = "thinking\u2026"; break;
+    case EventType::kMessageDelta: {
+      // What it writes, bounded (its last line is shown).
+      std::string& a = sub.activity;
+      if (a == "thinking\u2026") a.clear();
+      a += e.text;
+      if (a.size() > 400) {
+        size_t cut = a.size() - 400;
+        while (cut < a.size() && (static_cast<unsigned char>(a[cut]) & 0xC0) == 0x80) ++cut;
+        a.erase(0, cut);
+      }
+      break;
+    }
+    default: break;
+  }
+}
+
+std::vector<Line> ChatView::SubAgentLines(const SubAgent& sub) const {
+  std::vector<Line> lines;
+  size_t shown = std::min(sub.running.size(), kSubAgentCallLines);
+  for (size_t i = sub.running.size() - shown; i < sub.running.size(); ++i)
+    lines.push_back(Line{}.Add("  \u23bf ", theme_.muted).Add("\u25cf ", theme_.running).Add(sub.running[i].second));
+  std::string status;
+  if (sub.running.size() > shown) status += std::to_string(sub.running.size() - shown) + " more running  ";
+  if (sub.calls_done)
+    status += std::to_string(sub.calls_done) + (sub.calls_done == 1 ? " call done" : " calls done") +
+              (sub.calls_failed ? " (" + std::to_string(sub.calls_failed) + " failed)" : "");
+  std::string activity = sub.activity;
+  while (!activity.empty() && (activity.back() == '\n' || activity.back() == ' ')) activity.pop_back();
+  if (size_t nl = activity.find_last_of('\n'); nl != std::string::npos) activity.erase(0, nl + 1);
+  if (!activity.empty()) status += (status.empty() ? "" : "  ") + activity;
+  if (status.empty()) status = "starting\u2026";
+  Line l;
+  l.Add("  \u23bf ", theme_.muted);
+  for (auto& row : LinesFromText(status, theme_.muted))
+    for (auto& s : row.spans) l.spans.push_back(std::move(s));
+  lines.push_back(std::move(l));
+  return lines;
+}
+
+const Line& ChatView::Footer() const {
+  if (footer_line_ && footer_width_ == renderer_->width()) return *footer_line_;
+  footer_width_ = renderer_->width();
+  footer_line_ = BuildFooter();
+  return *footer_line_;
+}
+
+Line ChatView::BuildFooter() const {
+  // Pieces in the order shown; when the row is too narrow for them all, the
+  // least needed give way first (the cost, the cache, the compaction mark,
+  // ...): first to their short form, then entirely. The footer stays one row.
+  struct Piece {
+    std::string text, shorter;  // shorter "" : dropped when it gives way
+    Style style;
+    int keep;  // higher stays longer
+  };
+  std::vector<Piece> pieces;
   std::string cwd = footer_.cwd;
   if (const char* home = std::getenv("HOME"); home && *home && cwd.rfind(home, 0) == 0) {
     cwd = "~" + cwd.substr(std::string(home).size());
   }
-  std::string text = cwd;
-  if (!footer_.branch.empty()) text += " (" + footer_.branch + ")";
-  if (!footer_.session_name.empty()) text += "  \u201c" + footer_.session_name + "\u201d";
-  text += "  " + footer_.model;
-  if (!footer_.thinking.empty() && footer_.thinking != "off") text += " \u00b7 thinking " + footer_.thinking;
-  text += "  \u2191" + Compact(tokens_in_) + " \u2193" + Compact(tokens_out_);
-  if (tokens_cached_ > 0) text += " cached " + Compact(tokens_cached_);
+  pieces.push_back({cwd, "", theme_.muted, 9});
+  if (!footer_.branch.empty()) pieces.push_back({" (" + footer_.branch + ")", "", theme_.muted, 4});
+  if (!footer_.session_name.empty()) pieces.push_back({"  \u201c" + footer_.session_name + "\u201d", "", theme_.muted, 5});
+  pieces.push_back({"  " + footer_.model, "", theme_.muted, 8});
+  if (!footer_.thinking.empty() && footer_.thinking != "off")
+    pieces.push_back({" \u00b7 thinking " + footer_.thinking, "", theme_.muted, 7});
+  pieces.push_back({"  \u2191" + Compact(tokens_in_) + " \u2193" + Compact(tokens_out_), "", theme_.muted, 3});
+  if (tokens_cached_ > 0) pieces.push_back({" cached " + Compact(tokens_cached_), "", theme_.muted, 2});
   if (footer_.context_window > 0) {
-    text += "  ctx " + Compact(context_used_) + "/" + Compact(footer_.context_window) + " (" +
-            std::to_string(context_used_ * 100 / footer_.context_window) + "%";
+    std::string ctx = "  ctx " + Compact(context_used_) + "/" + Compact(footer_.context_window) + " (" +
+                      std::to_string(context_used_ * 100 / footer_.context_window) + "%";
     // The auto-compaction mark: where the loop will compact by itself.
-    if (footer_.compacts_at > 0) text += ", compacts at " + Compact(footer_.compacts_at);
-    else if (footer_.compacts_at < 0) text += ", auto-compaction off";
-    text += ")";
+    std::string mark = footer_.compacts_at > 0   ? ", compacts at " + Compact(footer_.compacts_at)
+                       : footer_.compacts_at < 0 ? ", auto-compaction off"
+                                                 : "";
+    pieces.push_back({ctx + mark + ")", ctx + ")", theme_.muted, 6});
   }
-  if (!queue_.empty()) text += "  queued " + std::to_string(queue_.size());
+  // No price table exists to turn the provider's usage into money, so the
+  // cost is said to be unknown rather than guessed.
+  pieces.push_back({"  cost unknown", "", theme_.muted, 1});
+  if (!queue_.empty()) pieces.push_back({"  queued " + std::to_string(queue_.size()), "", theme_.muted, 8});
+  switch (footer_.sandbox) {
+    case FooterInfo::Sandbox::kOff: pieces.push_back({"  sandbox OFF", "", theme_.warning, 10}); break;
+    case FooterInfo::Sandbox::kOn: pieces.push_back({"  sandbox on", "", theme_.muted, 7}); break;
+    case FooterInfo::Sandbox::kRunning: pieces.push_back({"  sandbox running", "  sandbox on", theme_.muted, 7}); break;
+  }
+  if (busy_) pieces.push_back({"  working (Esc aborts)", "  working", theme_.running, 9});
+
+  std::vector<int> widths;
+  int total = 0;
+  for (const auto& p : pieces) total += widths.emplace_back(Line{}.Add(p.text).Width());
+  int width = renderer_->width();
+  std::vector<bool> shortened(pieces.size(), false), dropped(pieces.size(), false);
+  while (total > width) {
+    // The least needed piece that can still give way (the later on a tie).
+    // Those kept at 9 and above may only shorten.
+    long pick = -1;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      bool can = !dropped[i] && (pieces[i].keep < 9 || (!shortened[i] && !pieces[i].shorter.empty()));
+      if (can && (pick < 0 || pieces[i].keep <= pieces[static_cast<size_t>(pick)].keep)) pick = static_cast<long>(i);
+    }
+    if (pick < 0) break;  // what is left must stay: the terminal wraps it
+    size_t i = static_cast<size_t>(pick);
+    total -= widths[i];
+    if (!shortened[i] && !pieces[i].shorter.empty()) {
+      shortened[i] = true;
+      pieces[i].text = pieces[i].shorter;
+      total += widths[i] = Line{}.Add(pieces[i].text).Width();
+    } else {
+      dropped[i] = true;
+    }
+  }
   Line footer;
-  footer.Add(text, theme_.muted);
-  if (busy_) footer.Add("  working (Esc aborts)", theme_.running);
+  for (size_t i = 0; i < pieces.size(); ++i)
+    if (!dropped[i]) footer.Add(pieces[i].text, pieces[i].style);
   return footer;
 }
 
@@ -271,8 +410,13 @@ void ChatView::Refresh(const Editor& editor, std::vector<Line> panel) {
   for (const auto& id : tool_order_) {
     const RunningTool& tool = tools_.at(id);
     live.push_back(Line{}.Add("\u25cf ", theme_.running).Add(tool.summary));
+    if (tool.nested) {
+      // Its output is the sub-agent's progress lines: the nested view says more.
+      for (auto& l : SubAgentLines(tool.sub)) live.push_back(std::move(l));
+      continue;
+    }
     size_t earlier = 0;
-    for (auto& l : ToolTail(tool.output_tail, kToolTailLines, &earlier)) live.push_back(std::move(l));
+    for (auto& l : ToolTail(tool.output_tail, ToolLines(), &earlier)) live.push_back(std::move(l));
   }
   // The queue, one line a message (its first line), so what is waiting can
   // be seen and taken back (Alt+Up) before it goes in.

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct FooterInfo {
   // The context size at which the loop compacts by itself (window minus
   // reserve); 0: not shown, -1: automatic compaction is off.
   int64_t compacts_at = 0;
+  // The tools' sandbox: off (--sandbox off: shown as a warning), on, or on
+  // with the session sandbox running (its pid 1 started at the first call).
+  enum class Sandbox { kOff, kOn, kRunning } sandbox = Sandbox::kOn;
 };
 
 class ChatView {
@@ -41,6 +45,14 @@ class ChatView {
   // Thinking shows its last lines while it streams.
   static constexpr size_t kThinkingTailLines = 6;
 
+  // Expanded (Ctrl+T): the lines of output a call shows instead.
+  static constexpr size_t kExpandedToolLines = 30;
+  // At most this much of a call written again by ExpandLastTool.
+  static constexpr size_t kMaxExpandLines = 2000;
+
+  // A sub-agent's running calls shown under its parent's call.
+  static constexpr size_t kSubAgentCallLines = 4;
+
   // Lines of an edit's diff shown under its header (/view tool N shows all).
   static constexpr size_t kDiffLines = 40;
 
@@ -50,7 +62,19 @@ class ChatView {
   void SetTheme(const Theme& theme);
 
   void OnEvent(const agent::Event& e);
-  void SetFooter(FooterInfo info) { footer_ = std::move(info); }
+  // Expanded or collapsed, for all calls: running calls show this many
+  // lines of their output and calls that finish from now on are committed
+  // with as many (the scrollback keeps what it was written with).
+  void SetToolsExpanded(bool expanded) { tools_expanded_ = expanded; }
+  bool tools_expanded() const { return tools_expanded_; }
+  // The last finished call again, whole (up to kMaxExpandLines), under its
+  // header: the scrollback cannot unfold what it holds, so it is written
+  // anew. False when no call has finished yet.
+  bool ExpandLastTool();
+  void SetFooter(FooterInfo info) {
+    footer_ = std::move(info);
+    footer_line_.reset();
+  }
   // A resumed session's last max_messages messages into the scrollback
   // (older ones are not written: a long session starts as fast as a short
   // one), with a line saying how many were left out.
@@ -68,21 +92,39 @@ class ChatView {
   static constexpr size_t kQueueLines = 4;
 
  private:
+  // What a sub-agent run by an `agent` call is doing (its own events,
+  // tied to the call by parent_call_id), drawn nested under the call.
+  struct SubAgent {
+    std::string session_id;  // the child's session ("" : none)
+    std::vector<std::pair<std::string, std::string>> running;  // its calls: id, summary
+    size_t calls_done = 0, calls_failed = 0;
+    std::string activity;  // "thinking", or the last line of its answer
+  };
   struct RunningTool {
     std::string summary;
     std::string output_tail;  // the last bytes of its output
+    bool nested = false;      // a sub-agent's events arrived: drawn from sub
+    SubAgent sub;
   };
+  void OnNestedEvent(const agent::Event& e);
+  std::vector<Line> SubAgentLines(const SubAgent& sub) const;
   void AppendAnswer(const std::string& text);
   void AppendThinking(const std::string& text);
   void EndThinking();
   void EndStream();
   std::vector<Line> ToolTail(const std::string& output, size_t max_lines, size_t* earlier) const;
-  Line Footer() const;
+  // The footer row, built again only when what it shows or the width
+  // changed: a keystroke does not pay for fitting it.
+  const Line& Footer() const;
+  Line BuildFooter() const;
   void CommitToolResult(const std::string& tool, const std::string& summary, const std::string& result,
-                        bool is_error, bool denied);
+                        bool is_error, bool denied, const SubAgent* sub = nullptr, size_t max_lines = 0);
+  size_t ToolLines() const { return tools_expanded_ ? kExpandedToolLines : kToolTailLines; }
 
   InlineRenderer* renderer_;
   FooterInfo footer_;
+  mutable std::optional<Line> footer_line_;
+  mutable int footer_width_ = 0;
   Theme theme_ = Theme::Dark();
   MarkdownStream answer_;      // the streamed answer's Markdown
   std::string thinking_;       // the streaming thinking text
@@ -90,6 +132,13 @@ class ChatView {
   size_t thinking_lines_dropped_ = 0;  // lines cut from the front of thinking_
   std::map<std::string, RunningTool> tools_;
   std::vector<std::string> tool_order_;
+  bool tools_expanded_ = false;
+  struct FinishedTool {
+    std::string tool, summary, result;
+    bool is_error = false, denied = false;
+  };
+  FinishedTool last_tool_;  // for ExpandLastTool; tool "" before the first
+
   bool busy_ = false;
   int64_t tokens_in_ = 0;
   int64_t tokens_out_ = 0;

@@ -264,6 +264,7 @@ Editor::Action Editor::Apply(const InputEvent& e) {
       case 'g': return Action::kExternal;
       case 'o': return Action::kViewer;
       case 'x': return Action::kCalls;
+      case 't': return Action::kToggleTools;
       case 'j': Insert("\n"); break;
       case 'h': Kill(PrevGrapheme(cursor_), cursor_); break;
       case 'd':
@@ -288,6 +289,7 @@ Editor::Action Editor::Apply(const InputEvent& e) {
       case 'b': cursor_ = PrevWord(cursor_); break;
       case 'f': cursor_ = NextWord(cursor_); break;
       case 'd': Kill(cursor_, NextWord(cursor_)); break;
+      case 't': return Action::kExpandLast;
       default: break;
     }
     return Action::kNone;

@@ -27,6 +27,8 @@ class Editor {
     kComplete,     // Tab: complete a /command or an @path
     kViewer,       // Ctrl+O: the last tool output in the full-screen viewer
     kCalls,        // Ctrl+X: the running tool calls (abort one)
+    kToggleTools,  // Ctrl+T: expand / collapse the tool calls' output
+    kExpandLast,   // Alt+T: the last tool call again, whole
   };
 
   Action Handle(const InputEvent& e);

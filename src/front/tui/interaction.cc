@@ -35,6 +35,7 @@ Interaction::Interaction(runtime::AgentSession& session, ChatView& view, InlineR
   cols_ = size.cols;
   rows_ = size.rows;
   AddBuiltinCommands();
+  UpdateFooter();  // a resumed session's name, the thinking level from the settings
 }
 
 void Interaction::UpdateFooter() {
@@ -51,6 +52,9 @@ void Interaction::UpdateFooter() {
   if (!state.auto_compaction) info.compacts_at = -1;
   else if (info.context_window > agent::CompactionSettings{}.reserve_tokens)
     info.compacts_at = info.context_window - agent::CompactionSettings{}.reserve_tokens;
+  info.sandbox = !state.sandbox_enabled ? FooterInfo::Sandbox::kOff
+                 : state.sandbox_pid > 0 ? FooterInfo::Sandbox::kRunning
+                                         : FooterInfo::Sandbox::kOn;
   view_.SetFooter(std::move(info));
 }
 
@@ -64,6 +68,7 @@ void Interaction::Resize(int cols, int rows) {
 
 std::string Interaction::Frame() {
   std::string out = std::exchange(out_, {});
+  term_.SetAlternateScreen(viewer_.open());
   if (viewer_.open()) {
     // The runtime's events do not change the viewer: redraw on keys only.
     if (std::exchange(viewer_dirty_, false)) out += viewer_.Frame();
@@ -76,6 +81,7 @@ std::string Interaction::Frame() {
 std::string Interaction::Finish() {
   std::string out = std::exchange(out_, {});
   if (viewer_.open()) out += viewer_.Close();
+  term_.SetAlternateScreen(false);
   view_.Refresh(editor_, Panel());
   return out + renderer_.Finish();
 }
@@ -178,6 +184,17 @@ void Interaction::HandleEditorAction(Editor::Action action) {
     case Editor::Action::kComplete: CompletePathAtCaret(); break;
     case Editor::Action::kViewer: CmdView("tool 1"); break;
     case Editor::Action::kCalls: CmdCalls(); break;
+    case Editor::Action::kToggleTools:
+      view_.SetToolsExpanded(!view_.tools_expanded());
+      view_.Notice(view_.tools_expanded()
+                       ? "tool calls expanded: " + std::to_string(ChatView::kExpandedToolLines) +
+                             " lines of output each from now on (Ctrl+T collapses, Alt+T shows the last one whole)"
+                       : "tool calls collapsed: the last " + std::to_string(ChatView::kToolTailLines) +
+                             " lines of output each (Ctrl+T expands)");
+      break;
+    case Editor::Action::kExpandLast:
+      if (!view_.ExpandLastTool()) view_.Notice("sepp: no tool call has finished yet");
+      break;
     case Editor::Action::kNone: break;
   }
 }
@@ -414,6 +431,8 @@ void Interaction::OnEvent(const agent::Event& e) {
         running_summaries_.erase(running_summaries_.begin() + static_cast<long>(i));
         break;
       }
+      // The first call that ran in the session sandbox started it.
+      if (e.parent_call_id.empty()) UpdateFooter();
       break;
     case EventType::kAgentSettled:
       running_calls_.clear();

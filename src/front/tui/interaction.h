@@ -42,6 +42,9 @@ class Interaction {
   // called before the permission modal opens, so that nothing typed before
   // it appeared is taken as an answer.
   void SetDrainInput(std::function<void()> drain) { drain_input_ = std::move(drain); }
+  // Loads another theme by name for /settings theme; returns "" or why the
+  // theme could not be loaded (the previous one stays).
+  void SetThemeSwitch(std::function<std::string(const std::string&)> set) { switch_theme_ = std::move(set); }
 
   void Handle(const InputEvent& e);
   void OnEvent(const agent::Event& e);
@@ -109,6 +112,18 @@ class Interaction {
   void CmdExport(const std::string& args);
   void CmdCalls();
   void CmdDiff();
+  void CmdContext();
+  void CmdPermissions(const std::string& args);
+  void CmdBranch(const std::string& args);
+  void CmdSettings(const std::string& args);
+  // Uses the setting now and saves it in the user's settings.toml.
+  void ApplySetting(const std::string& key, const std::string& value);
+  // The pickers /model, /thinking and /settings share.
+  void PickModel(std::function<void(const std::string&)> chosen);
+  void PickThinking(std::function<void(const std::string&)> chosen);
+  void PickTheme(std::function<void(const std::string&)> chosen);
+  // The footer's compaction mark: window minus reserve, -1 when off, 0 unknown.
+  int64_t CompactsAt() const;
   // What /copy and /view address: "message" (the last answer), "code N"
   // (its Nth code block), "tool N" (the Nth latest tool output); an error
   // message in *error when there is none.
@@ -129,6 +144,8 @@ class Interaction {
   Completion completion_;
   Search search_;
   std::function<void()> drain_input_;
+  std::function<std::string(const std::string&)> switch_theme_;
+  std::string theme_name_;  // the one /settings set in this run ("" : from the settings file)
   std::vector<std::string> running_calls_;  // call ids, in start order
   std::vector<std::string> running_summaries_;
   std::optional<std::future<Result<agent::CompactionResult>>> compacting_;

@@ -1,12 +1,19 @@
 // The built-in slash commands (docs/tui.md lists them).
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <memory>
+#include <set>
 
 #include "base/json.h"
+#include "base/paths.h"
 #include "front/tui/clipboard.h"
+#include "front/tui/context_report.h"
 #include "front/tui/interaction.h"
+#include "front/tui/policy_summary.h"
 #include "front/tui/session_diff.h"
+#include "llm/models.h"
 #include "runtime/settings.h"
 #include "session/store.h"
 
@@ -58,6 +65,8 @@ constexpr std::pair<const char*, const char*> kHotkeys[] = {
     {"Tab", "complete a /command; @ completes a file"},
     {"Ctrl+O", "view the last tool output full-screen"},
     {"Ctrl+X", "abort one running call (the turn goes on)"},
+    {"Ctrl+T", "expand / collapse the tool calls' output"},
+    {"Alt+T", "the last tool call again, whole"},
     {"Ctrl+C", "clear the editor (twice: quit)"},
     {"Ctrl+D", "quit"},
 };
@@ -78,12 +87,13 @@ void Interaction::AddBuiltinCommands() {
     commands_.Add({std::move(name), std::move(args), std::move(description), std::move(run)});
   };
   add("help", "", "the commands and keys", [this](const std::string&) { CmdHelp(); });
-  add("model", "[id]", "show or change the model (from the next call)", [this](const std::string& a) { CmdModel(a); });
+  add("model", "[id]", "pick or set the model (from the next call)", [this](const std::string& a) { CmdModel(a); });
   add("thinking", "[level]", "show or change the thinking level", [this](const std::string& a) { CmdThinking(a); });
   add("compact", "[focus]", "summarise the older context now", [this](const std::string& a) { CmdCompact(a); });
   add("new", "", "start a new session", [this](const std::string&) { CmdNew(); });
   add("resume", "", "pick an earlier session of this folder", [this](const std::string&) { CmdResume(); });
   add("tree", "", "the session tree: go on from an earlier entry", [this](const std::string&) { CmdTree(); });
+  add("branch", "[entry]", "go back to one of your earlier messages and edit it", [this](const std::string& a) { CmdBranch(a); });
   add("fork", "[entry]", "a new session from here (or from an entry)", [this](const std::string& a) { CmdFork(a); });
   add("label", "text", "label the current entry (shown in /tree)", [this](const std::string& a) { CmdLabel(a); });
   add("name", "text", "name this session", [this](const std::string& a) { CmdName(a); });
@@ -92,6 +102,11 @@ void Interaction::AddBuiltinCommands() {
   add("calls", "", "the running tool calls: abort one", [this](const std::string&) { CmdCalls(); });
   add("export", "[file.html]", "write this session as HTML", [this](const std::string& a) { CmdExport(a); });
   add("diff", "", "what the agent's edits and writes changed in this session", [this](const std::string&) { CmdDiff(); });
+  add("settings", "[model | thinking | theme [value]]", "show the settings; change one now and save it",
+      [this](const std::string& a) { CmdSettings(a); });
+  add("context", "", "what fills the model's window", [this](const std::string&) { CmdContext(); });
+  add("permissions", "[revoke KIND TARGET]", "the sandbox policy and the grants; revoke a session grant",
+      [this](const std::string& a) { CmdPermissions(a); });
   add("hotkeys", "", "the keys", [this](const std::string&) { view_.Notice(HotkeysText()); });
   add("quit", "", "leave sepp", [this](const std::string&) { quit_ = true; });
 }
@@ -107,18 +122,36 @@ void Interaction::CmdHelp() {
 }
 
 void Interaction::CmdModel(const std::string& args) {
-  if (args.empty()) {
-    runtime::SessionState s = session_.GetState();
-    view_.Notice("model: " + s.model + " (" + s.provider + "); /model ID changes it from the next call");
+  auto set = [this](const std::string& id) {
+    Status st = session_.SetModel(id);
+    if (!st.ok()) {
+      view_.Notice("sepp: " + st.error().message);
+      return;
+    }
+    UpdateFooter();
+    view_.Notice("model: " + id + " (/settings model saves it as the default)");
+  };
+  if (!args.empty()) return set(args);
+  PickModel(set);
+}
+
+void Interaction::PickModel(std::function<void(const std::string&)> chosen) {
+  runtime::SessionState s = session_.GetState();
+  // The provider's models from the model table (no server is asked: the
+  // list is the one sepp knows the limits of); any other id works by name.
+  std::vector<llm::ModelInfo> models = llm::KnownModels(s.provider);
+  if (std::none_of(models.begin(), models.end(), [&](const llm::ModelInfo& m) { return m.id == s.model; }))
+    models.insert(models.begin(), llm::LookupModel(s.provider, s.model));
+  if (models.size() <= 1) {
+    view_.Notice("model: " + s.model + " (" + s.provider + "); sepp has no model list for this provider: /model ID changes it");
     return;
   }
-  Status st = session_.SetModel(args);
-  if (!st.ok()) {
-    view_.Notice("sepp: " + st.error().message);
-    return;
-  }
-  UpdateFooter();
-  view_.Notice("model: " + args);
+  std::vector<Picker::Item> items;
+  for (const auto& m : models)
+    items.push_back({m.id, m.id, CompactCount(m.context_window) + " window" + (m.supports_thinking ? ", thinks" : "") +
+                                     (m.id == s.model ? "  (now)" : "")});
+  picker_.Open("model for " + s.provider + " (type to filter; /model ID for another)", std::move(items),
+               std::move(chosen), s.model);
 }
 
 void Interaction::CmdThinking(const std::string& args) {
@@ -135,11 +168,27 @@ void Interaction::CmdThinking(const std::string& args) {
     view_.Notice(st.ok() ? std::string("thinking: ") + runtime::ToString(level) : "sepp: " + st.error().message);
   };
   if (!args.empty()) return set(args);
+  PickThinking(set);
+}
+
+void Interaction::PickThinking(std::function<void(const std::string&)> chosen) {
   std::vector<Picker::Item> items;
   for (auto l : runtime::AllThinkingLevels())
     items.push_back({runtime::ToString(l), runtime::ToString(l),
                      std::to_string(runtime::ThinkingBudget(l)) + " tokens"});
-  picker_.Open("thinking level", std::move(items), set, runtime::ToString(session_.GetState().thinking));
+  picker_.Open("thinking level", std::move(items), std::move(chosen), runtime::ToString(session_.GetState().thinking));
+}
+
+void Interaction::PickTheme(std::function<void(const std::string&)> chosen) {
+  std::vector<Picker::Item> items = {{"dark", "dark", "built in"}, {"light", "light", "built in"}};
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (std::filesystem::directory_iterator it(SeppHome() / "themes", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path().stem().string());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files)
+    if (f != "dark" && f != "light") items.push_back({f, f, (SeppHome() / "themes" / (f + ".json")).string()});
+  picker_.Open("theme", std::move(items), std::move(chosen), theme_name_);
 }
 
 void Interaction::CmdCompact(const std::string& args) {
@@ -198,12 +247,53 @@ void Interaction::CmdResume() {
   }, session_.GetState().session_id);
 }
 
+namespace {
+
+// A sub-agent's session, read-only, as (entry text lines) for /tree; empty
+// when it cannot be read (the reason in *error).
+std::vector<std::pair<std::string, std::string>> ChildMessages(const std::filesystem::path& cwd,
+                                                                const std::string& id, std::string* error) {
+  std::vector<std::pair<std::string, std::string>> out;  // role, text
+  auto settings = runtime::LoadSettings(cwd);
+  if (!settings.ok()) {
+    *error = settings.error().message;
+    return out;
+  }
+  auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
+  if (!store.ok()) {
+    *error = store.error().message;
+    return out;
+  }
+  auto child = (*store)->Open(id, session::OpenMode::kReadOnly);
+  if (!child.ok()) {
+    *error = child.error().message;
+    return out;
+  }
+  for (const session::Entry* e : (*child)->Path()) {
+    if (e->type != "message") continue;
+    const Json& j = e->data.get();
+    std::string role = j.contains("message") && j["message"].is_object() ? j["message"].value("role", "") : "";
+    out.push_back({role, EntryText(j)});
+  }
+  return out;
+}
+
+}  // namespace
+
 void Interaction::CmdTree() {
   Json tree = session_.Tree();
   Json entries = session_.Entries();
   std::map<std::string, std::string> text;
-  for (const auto& e : entries)
-    if (e.is_object() && e.contains("id") && e["id"].is_string()) text[e["id"].get<std::string>()] = EntryText(e);
+  std::map<std::string, std::string> child_session;  // a subagent entry's session
+  for (const auto& e : entries) {
+    if (!e.is_object() || !e.contains("id") || !e["id"].is_string()) continue;
+    std::string id = e["id"].get<std::string>();
+    text[id] = EntryText(e);
+    if (e.value("type", "") == "subagent" && e.contains("session_id") && e["session_id"].is_string()) {
+      child_session[id] = e["session_id"].get<std::string>();
+      text[id] = e.value("task", std::string());
+    }
+  }
   std::map<std::string, const Json*> nodes;
   std::vector<std::string> roots;
   for (const auto& n : tree["nodes"]) {
@@ -217,29 +307,73 @@ void Interaction::CmdTree() {
     return;
   }
   std::string leaf = tree.value("leaf", "");
+  std::filesystem::path cwd = session_.GetState().cwd;
   std::vector<Picker::Item> items;
+  std::vector<long> parent_item;  // per item: the item it hangs under (-1: a root)
+  // What Enter on a sub-agent's line shows: its session, read-only.
+  auto transcripts = std::make_shared<std::map<std::string, std::string>>();
   // Depth first, children in order; a depth only where the tree branches,
   // so a long straight conversation does not march off to the right.
-  std::vector<std::pair<std::string, int>> todo;
-  for (auto it = roots.rbegin(); it != roots.rend(); ++it) todo.push_back({*it, 0});
+  struct Todo {
+    std::string id;
+    int depth;
+    long parent;
+  };
+  std::vector<Todo> todo;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) todo.push_back({*it, 0, -1});
+  std::set<std::string> seen;  // a damaged tree cannot loop this
   while (!todo.empty()) {
-    auto [id, depth] = todo.back();
+    Todo t = todo.back();
     todo.pop_back();
-    const Json& n = *nodes[id];
+    if (!seen.insert(t.id).second) continue;
+    const Json& n = *nodes[t.id];
     std::string type = n.value("type", "");
     std::string role = n.value("role", "");
-    std::string label = std::string(static_cast<size_t>(depth) * 2, ' ') + (role.empty() ? type : role) + ": " +
-                        OneLine(text[id], 70);
-    std::string detail = id.substr(0, 8);
-    if (n.contains("label")) detail += "  [" + n.value("label", "") + "]";
-    if (id == leaf) detail += "  (here)";
-    items.push_back({id, label, detail});
+    std::string indent(static_cast<size_t>(t.depth) * 2, ' ');
+    long self = static_cast<long>(items.size());
+    auto child = child_session.find(t.id);
+    if (child != child_session.end()) {
+      items.push_back({"sub:" + child->second, indent + "sub-agent: " + OneLine(text[t.id], 66),
+                       "session " + child->second.substr(0, 8) + "  (Enter shows it)"});
+      parent_item.push_back(t.parent);
+      // Its session's messages as child nodes, under the sub-agent's line.
+      std::string error, transcript;
+      auto messages = ChildMessages(cwd, child->second, &error);
+      if (!error.empty()) {
+        items.push_back({"sub:" + child->second, indent + "  \u23bf (" + OneLine(error, 60) + ")", ""});
+        parent_item.push_back(self);
+      }
+      for (const auto& [r, body] : messages) {
+        items.push_back({"sub:" + child->second, indent + "  \u23bf " + (r.empty() ? "message" : r) + ": " + OneLine(body, 64), ""});
+        parent_item.push_back(self);
+        transcript += (transcript.empty() ? "" : "\n\n") + (r.empty() ? "message" : r) + ":\n" + body;
+      }
+      (*transcripts)[child->second] = transcript.empty() ? "(the sub-agent's session has no messages)" : transcript;
+    } else {
+      std::string detail = t.id.substr(0, 8);
+      if (n.contains("label")) detail += "  [" + n.value("label", "") + "]";
+      if (t.id == leaf) detail += "  (here)";
+      items.push_back({t.id, indent + (role.empty() ? type : role) + ": " + OneLine(text[t.id], 70), detail});
+      parent_item.push_back(t.parent);
+    }
     const Json& children = n["children"];
-    int child_depth = children.size() > 1 ? depth + 1 : depth;
+    int child_depth = children.size() > 1 ? t.depth + 1 : t.depth;
     for (auto it = children.rbegin(); it != children.rend(); ++it)
-      if (it->is_string() && nodes.count(it->get<std::string>())) todo.push_back({it->get<std::string>(), child_depth});
+      if (it->is_string() && nodes.count(it->get<std::string>())) todo.push_back({it->get<std::string>(), child_depth, self});
   }
-  picker_.Open("session tree: Enter goes on from the entry", std::move(items), [this](const std::string& id) {
+  // Each item's subtree is the items right after it (depth first): Left
+  // folds them.
+  std::vector<size_t> size(items.size(), 1);
+  for (size_t i = items.size(); i-- > 0;)
+    if (parent_item[i] >= 0) size[static_cast<size_t>(parent_item[i])] += size[i];
+  for (size_t i = 0; i < items.size(); ++i) items[i].descendants = size[i] - 1;
+  picker_.Open("session tree: Enter goes on from the entry, Left folds, Right unfolds", std::move(items),
+               [this, transcripts](const std::string& id) {
+    if (id.rfind("sub:", 0) == 0) {
+      std::string child = id.substr(4);
+      OpenViewer("sub-agent session " + child.substr(0, 8), (*transcripts)[child]);
+      return;
+    }
     Status st = session_.Branch(id);
     if (!st.ok()) {
       view_.Notice("sepp: " + st.error().message);
@@ -413,6 +547,186 @@ void Interaction::CmdCalls() {
                  Status st = session_.AbortCall(id);
                  view_.Notice(st.ok() ? "aborting that call" : "sepp: " + st.error().message);
                });
+}
+
+int64_t Interaction::CompactsAt() const {
+  runtime::SessionState state = session_.GetState();
+  int64_t window = llm::LookupModel(state.provider, state.model).context_window;
+  if (!state.auto_compaction) return -1;
+  int64_t reserve = agent::CompactionSettings{}.reserve_tokens;
+  return window > reserve ? window - reserve : 0;
+}
+
+void Interaction::CmdContext() {
+  runtime::SessionState state = session_.GetState();
+  llm::Request preamble = session_.RequestPreamble();
+  std::vector<llm::Message> messages = session_.Messages();
+  ContextReportInput in;
+  in.preamble = &preamble;
+  in.messages = &messages;
+  in.window = llm::LookupModel(state.provider, state.model).context_window;
+  in.compacts_at = CompactsAt();
+  view_.Notice(ContextReport(in));
+}
+
+void Interaction::CmdPermissions(const std::string& args) {
+  if (!args.empty()) {
+    // /permissions revoke KIND TARGET
+    std::string rest = args;
+    auto word = [&rest]() {
+      size_t start = rest.find_first_not_of(' ');
+      if (start == std::string::npos) return std::string();
+      size_t end = rest.find(' ', start);
+      std::string w = rest.substr(start, end == std::string::npos ? std::string::npos : end - start);
+      rest = end == std::string::npos ? "" : rest.substr(end);
+      return w;
+    };
+    std::string verb = word(), kind_name = word();
+    size_t start = rest.find_first_not_of(' ');
+    std::string target = start == std::string::npos ? "" : rest.substr(start);
+    agent::Widening w;
+    if (verb != "revoke" || !agent::ParseWideningKind(kind_name, &w.kind) || target.empty()) {
+      view_.Notice("sepp: /permissions revoke KIND TARGET (KIND: domain, write or read), or /permissions alone to pick one");
+      return;
+    }
+    w.target = target;
+    Status st = session_.RevokeSessionGrant(w);
+    view_.Notice(st.ok() ? "revoked " + kind_name + " " + target + ": the next request it covered is asked again"
+                         : "sepp: " + st.error().message);
+    return;
+  }
+  std::vector<runtime::PermissionGrant> grants = session_.PermissionGrants();
+  view_.Notice(PolicySummary(session_.policy(), grants));
+  std::vector<Picker::Item> items;
+  for (const auto& g : grants) {
+    if (g.for_project) continue;
+    std::string key = std::string(agent::ToString(g.widening.kind)) + " " + g.widening.target;
+    items.push_back({key, key, "this session"});
+  }
+  if (items.empty()) return;
+  picker_.Open("session grants: Enter revokes one (Esc keeps them)", std::move(items), [this](const std::string& key) {
+    CmdPermissions("revoke " + key);
+  });
+}
+
+void Interaction::CmdBranch(const std::string& args) {
+  Json tree = session_.Tree();
+  std::map<std::string, std::string> parent_of;
+  std::map<std::string, std::string> role_of;
+  for (const auto& n : tree["nodes"]) {
+    std::string id = n.value("id", "");
+    parent_of[id] = n.contains("parent_id") && n["parent_id"].is_string() ? n["parent_id"].get<std::string>() : "";
+    role_of[id] = n.value("role", "");
+  }
+  std::map<std::string, std::string> text;
+  for (const auto& e : session_.Entries())
+    if (e.is_object() && e.contains("id") && e["id"].is_string()) text[e["id"].get<std::string>()] = EntryText(e);
+  // Goes on from just before the message, with its text in the editor to
+  // change and send again (pi's /branch).
+  auto branch_at = [this, parent_of, text](const std::string& id) {
+    auto p = parent_of.find(id);
+    if (p == parent_of.end()) {
+      view_.Notice("sepp: /branch: this session has no entry " + id);
+      return;
+    }
+    if (p->second.empty()) {
+      view_.Notice("sepp: /branch: that is the session's first entry; /new starts afresh");
+      return;
+    }
+    Status st = session_.Branch(p->second);
+    if (!st.ok()) {
+      view_.Notice("sepp: " + st.error().message);
+      return;
+    }
+    view_.Notice("branched before " + id.substr(0, 8) + ": edit the message and send it (the old branch stays in /tree)");
+    ShowSessionTail(6);
+    auto t = text.find(id);
+    if (t != text.end()) editor_.SetText(t->second);
+  };
+  if (!args.empty()) {
+    // An entry id or a unique prefix of one.
+    std::vector<std::string> matches;
+    for (const auto& [id, parent] : parent_of)
+      if (id.rfind(args, 0) == 0) matches.push_back(id);
+    if (matches.size() != 1) {
+      view_.Notice(matches.empty() ? "sepp: /branch: no entry starts with " + args
+                                   : "sepp: /branch: " + args + " names " + std::to_string(matches.size()) + " entries; give more of the id");
+      return;
+    }
+    return branch_at(matches[0]);
+  }
+  // Your messages on the current path, newest first.
+  std::vector<Picker::Item> items;
+  size_t steps = 0;  // a damaged tree cannot loop this
+  for (std::string id = tree.value("leaf", ""); !id.empty() && steps++ <= parent_of.size();) {
+    if (role_of[id] == "user" && !text[id].empty()) items.push_back({id, OneLine(text[id], 70), id.substr(0, 8)});
+    auto p = parent_of.find(id);
+    if (p == parent_of.end()) break;
+    id = p->second;
+  }
+  if (items.empty()) {
+    view_.Notice("sepp: /branch: you have not sent a message in this session yet");
+    return;
+  }
+  picker_.Open("branch from one of your messages (it comes back into the editor)", std::move(items), branch_at);
+}
+
+void Interaction::ApplySetting(const std::string& key, const std::string& value) {
+  if (key == "model") {
+    if (Status st = session_.SetModel(value); !st.ok()) return view_.Notice("sepp: " + st.error().message);
+  } else if (key == "thinking") {
+    runtime::ThinkingLevel level;
+    if (!runtime::ParseThinkingLevel(value, &level))
+      return view_.Notice("sepp: /settings thinking: one of off, minimal, low, medium, high, xhigh");
+    if (Status st = session_.SetThinking(level); !st.ok()) return view_.Notice("sepp: " + st.error().message);
+  } else if (key == "theme") {
+    if (!switch_theme_) return view_.Notice("sepp: /settings theme: themes cannot change here");
+    std::string error = switch_theme_(value);
+    // A theme that does not load is not saved: the next start would fail
+    // the same way.
+    if (!error.empty()) return view_.Notice("sepp: " + error);
+    theme_name_ = value;
+  } else {
+    return view_.Notice("sepp: /settings: model, thinking or theme (then a value, or a picker)");
+  }
+  UpdateFooter();
+  Status saved = runtime::SaveUserSetting(key, value);
+  view_.Notice(saved.ok() ? key + ": " + value + " (now, and saved in " + (SeppHome() / "settings.toml").string() + ")"
+                          : key + ": " + value + " for now; not saved: " + saved.error().message);
+}
+
+void Interaction::CmdSettings(const std::string& args) {
+  std::string key = args.substr(0, args.find(' '));
+  std::string value;
+  if (size_t sp = args.find(' '); sp != std::string::npos && args.find_first_not_of(' ', sp) != std::string::npos)
+    value = args.substr(args.find_first_not_of(' ', sp));
+  auto apply = [this, key](const std::string& v) { ApplySetting(key, v); };
+  if (!key.empty() && !value.empty()) return ApplySetting(key, value);
+  if (key == "model") return PickModel(apply);
+  if (key == "thinking") return PickThinking(apply);
+  if (key == "theme") return PickTheme(apply);
+  if (!key.empty()) return view_.Notice("sepp: /settings: model, thinking or theme (then a value, or a picker)");
+
+  runtime::SessionState state = session_.GetState();
+  auto settings = runtime::LoadSettings(state.cwd);
+  auto saved = [](const std::string& v) { return v.empty() ? std::string("not set") : "\u201c" + v + "\u201d"; };
+  std::string text = "settings (" + (SeppHome() / "settings.toml").string() + ", then .sepp/settings.toml):\n";
+  if (!settings.ok()) {
+    text += "  sepp: " + settings.error().message + "\n";
+  } else {
+    text += "  model      " + state.model + "  (saved: " + saved(settings->model) + ")\n";
+    text += "  thinking   " + std::string(runtime::ToString(state.thinking)) + "  (saved: " + saved(settings->thinking) + ")\n";
+    std::string theme = !theme_name_.empty() ? theme_name_ : settings->theme.empty() ? "from the terminal's background" : settings->theme;
+    text += "  theme      " + theme + "  (saved: " + saved(settings->theme) + ")\n";
+    text += "  session store  " + std::string(session::StoreKindName(settings->session_store)) + "\n";
+    for (const auto& w : settings->warnings) text += "  " + w + "\n";
+  }
+  text += "Enter on one changes it now and saves it as the default (-m, SEPP_MODEL and --thinking still win)";
+  view_.Notice(text);
+  std::vector<Picker::Item> items = {{"model", "model", state.model},
+                                     {"thinking", "thinking", runtime::ToString(state.thinking)},
+                                     {"theme", "theme", theme_name_.empty() && settings.ok() ? settings->theme : theme_name_}};
+  picker_.Open("settings: Enter changes one", std::move(items), [this](const std::string& k) { CmdSettings(k); });
 }
 
 }  // namespace sepp::front::tui

@@ -21,16 +21,26 @@ void Picker::Open(std::string title, std::vector<Item> items, std::function<void
   items_ = std::move(items);
   on_choose_ = std::move(on_choose);
   filter_.clear();
+  folded_.assign(items_.size(), false);
   Refilter();
   for (size_t i = 0; i < shown_.size(); ++i)
     if (items_[shown_[i]].key == selected) selected_ = i;
 }
 
-void Picker::Refilter() {
+void Picker::Refilter(bool keep_selection) {
+  size_t was = keep_selection && selected_ < shown_.size() ? shown_[selected_] : items_.size();
   shown_.clear();
-  for (size_t i = 0; i < items_.size(); ++i)
-    if (FuzzyScore(filter_, items_[i].label) >= 0) shown_.push_back(i);
+  for (size_t i = 0; i < items_.size(); ++i) {
+    if (!filter_.empty()) {
+      if (FuzzyScore(filter_, items_[i].label) >= 0) shown_.push_back(i);
+      continue;
+    }
+    shown_.push_back(i);
+    if (folded_[i]) i += std::min(items_[i].descendants, items_.size() - 1 - i);
+  }
   selected_ = 0;
+  for (size_t k = 0; k < shown_.size(); ++k)
+    if (shown_[k] == was) selected_ = k;
 }
 
 bool Picker::Handle(const InputEvent& e) {
@@ -52,6 +62,16 @@ bool Picker::Handle(const InputEvent& e) {
     case Key::kPageUp: move(-static_cast<long>(kRows)); return true;
     case Key::kPageDown: move(static_cast<long>(kRows)); return true;
     case Key::kHome: selected_ = 0; return true;
+    case Key::kLeft:
+    case Key::kRight:
+      if (filter_.empty() && !shown_.empty()) {
+        size_t i = shown_[selected_];
+        if (items_[i].descendants > 0) {
+          folded_[i] = e.key == Key::kLeft;
+          Refilter(true);
+        }
+      }
+      return true;
     case Key::kEnd: move(static_cast<long>(shown_.size())); return true;
     case Key::kBackspace:
       if (!filter_.empty()) {
@@ -64,7 +84,10 @@ bool Picker::Handle(const InputEvent& e) {
       if (!shown_.empty()) {
         open_ = false;
         std::string key = items_[shown_[selected_]].key;
-        if (on_choose_) on_choose_(key);
+        // Moved out first: the choice may open the picker again (/settings
+        // opens the setting's own picker), which replaces on_choose_.
+        auto choose = std::move(on_choose_);
+        if (choose) choose(key);
       }
       return true;
     case Key::kChar:
@@ -99,6 +122,8 @@ std::vector<Line> Picker::Render() const {
     l.Add(sel ? " \u203a " : "   ");
     l.Add(Sanitize(it.label), sel ? kSelectedStyle : Style{});
     if (!it.detail.empty()) l.Add("  " + Sanitize(it.detail), kDimStyle);
+    if (filter_.empty() && folded_[shown_[i]])
+      l.Add("  \u25b8 " + std::to_string(it.descendants) + " folded (Right unfolds)", kDimStyle);
     out.push_back(std::move(l));
   }
   out.push_back(Line{}.Add("  " + std::to_string(shown_.size()) + " of " + std::to_string(items_.size()) +

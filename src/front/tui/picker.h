@@ -2,6 +2,8 @@
 // sessions, /tree's entries, /model's models): typing filters (fuzzy),
 // Up/Down and PageUp/PageDown move, Enter chooses, Esc closes. Items keep
 // their order; the filter hides, it does not sort (a tree stays a tree).
+// Items that head a subtree (/tree) fold with Left and unfold with Right
+// while no filter is typed (a search shows every match).
 #pragma once
 #include <functional>
 #include <string>
@@ -18,6 +20,7 @@ class Picker {
     std::string key;     // handed to on_choose
     std::string label;   // shown and filtered on
     std::string detail;  // shown dim after the label
+    size_t descendants = 0;  // the items right after this one in its subtree (0: none to fold)
   };
   static constexpr size_t kRows = 10;
 
@@ -32,7 +35,8 @@ class Picker {
   std::vector<Line> Render() const;
 
  private:
-  void Refilter();
+  // Keeps the selection on the item it was on when that is still shown.
+  void Refilter(bool keep_selection = false);
 
   bool open_ = false;
   std::string title_;
@@ -40,6 +44,7 @@ class Picker {
   std::vector<size_t> shown_;  // indexes into items_ that match the filter
   size_t selected_ = 0;        // index into shown_
   std::string filter_;
+  std::vector<bool> folded_;  // per item
   std::function<void(const std::string&)> on_choose_;
 };
 

@@ -28,9 +28,15 @@ struct Saved {
 };
 Saved g_saved;
 std::atomic<bool> g_active{false};
+// The alternate screen is up (the viewer): leave it first, since the kitty
+// keyboard protocol keeps one stack per screen and the modes were pushed on
+// the main one.
+std::atomic<bool> g_alternate{false};
+constexpr char kLeaveAlternate[] = "\x1b[?1049l";
 
 void RestoreNow() {
   if (!g_active.exchange(false)) return;
+  if (g_alternate.exchange(false)) (void)!write(g_saved.out_fd, kLeaveAlternate, sizeof(kLeaveAlternate) - 1);
   (void)!write(g_saved.out_fd, TerminalSession::kLeaveModes, sizeof(TerminalSession::kLeaveModes) - 1);
   tcsetattr(g_saved.in_fd, TCSAFLUSH, &g_saved.original);
 }
@@ -81,6 +87,8 @@ Result<std::unique_ptr<TerminalSession>> TerminalSession::Enter(int in_fd, int o
 TerminalSession::~TerminalSession() { Restore(); }
 
 void TerminalSession::Restore() { RestoreNow(); }
+
+void TerminalSession::SetAlternateScreen(bool on) { g_alternate = on; }
 
 Status TerminalSession::Resume() {
   if (g_active.load()) return Ok();

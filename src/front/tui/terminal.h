@@ -3,7 +3,8 @@
 // xterm's modifyOtherKeys for Shift+Enter) and back again on every way out:
 // the destructor, exit(), and fatal signals (SIGSEGV, SIGABRT, SIGBUS,
 // SIGFPE, SIGILL), whose handler restores with write() and tcsetattr() only
-// (both async-signal-safe) and then lets the signal kill the process.
+// (both async-signal-safe) and then lets the signal kill the process. The
+// alternate screen (the viewer) is left first when it is up.
 #pragma once
 #include <termios.h>
 
@@ -32,6 +33,10 @@ class TerminalSession {
   // Hands the terminal to another program ($EDITOR) and takes it back:
   // Suspend is Restore; Resume puts raw mode and the modes back.
   void Suspend() { Restore(); }
+  // Whether the bytes about to be written leave the terminal on the
+  // alternate screen: set before they are written, so that a crash at any
+  // point after restores the main screen too.
+  void SetAlternateScreen(bool on);
   Status Resume();
 
   // The bytes that switch the modes on and off (tests check them).

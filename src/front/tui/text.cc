@@ -245,4 +245,15 @@ void AppendEncoded(const Line& line, std::string* out) {
   }
 }
 
+std::string CompactCount(int64_t n) {
+  auto scaled = [](int64_t v, int64_t unit, const char* suffix) {
+    int64_t tenth = v % unit / (unit / 10);
+    return std::to_string(v / unit) + (tenth ? "." + std::to_string(tenth) : "") + suffix;
+  };
+  if (n < 0) return "-" + CompactCount(-n);
+  if (n < 1000) return std::to_string(n);
+  if (n < 1000000) return scaled(n, 1000, "k");
+  return scaled(n, 1000000, "M");
+}
+
 }  // namespace sepp::front::tui

@@ -70,6 +70,9 @@ size_t NextGraphemeLength(std::string_view text);
 // multiple of 8 counted from start_column.
 std::string Sanitize(std::string_view raw, int start_column = 0);
 
+// A count as the footer shows it: 950, 12.3k, 200k, 1.5M.
+std::string CompactCount(int64_t n);
+
 // Splits outside text on "\n" (a "\r\n" counts as one newline; a lone '\r'
 // is shown as U+240D) into sanitized lines of one style.
 std::vector<Line> LinesFromText(std::string_view raw, Style style = {});

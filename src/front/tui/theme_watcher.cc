@@ -11,7 +11,16 @@ namespace sepp::front::tui {
 
 ThemeWatcher::ThemeWatcher(std::filesystem::path dir, std::string name)
     : dir_(std::move(dir)), name_(std::move(name)) {
-  if (name_.empty() || Theme::BuiltIn(name_)) return;
+  Watch();
+}
+
+void ThemeWatcher::SetName(std::string name) {
+  name_ = std::move(name);
+  Watch();
+}
+
+void ThemeWatcher::Watch() {
+  if (fd_ >= 0 || name_.empty() || Theme::BuiltIn(name_)) return;
   fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd_ < 0) return;
   // Editors save by writing in place or by renaming a new file over the old.

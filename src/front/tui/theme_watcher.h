@@ -22,6 +22,9 @@ class ThemeWatcher {
   // built-in dark one at first) and says why in *error: the file, the place
   // and what to fix.
   void Load(std::string* error);
+  // Another theme by name (/settings theme); Load() it next. The folder is
+  // watched from the first theme that is a file.
+  void SetName(std::string name);
   const Theme& theme() const { return theme_; }
 
   // An fd for poll() that is readable when the folder changed; -1 for a
@@ -32,6 +35,8 @@ class ThemeWatcher {
   bool Changed();
 
  private:
+  void Watch();
+
   std::filesystem::path dir_;
   std::string name_;
   Theme theme_ = Theme::Dark();

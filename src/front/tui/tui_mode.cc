@@ -25,7 +25,6 @@
 #include "front/tui/terminal.h"
 #include "front/tui/terminal_replies.h"
 #include "front/tui/theme_watcher.h"
-#include "llm/models.h"
 #include "runtime/settings.h"
 
 namespace sepp::front::tui {
@@ -131,8 +130,6 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   InlineRenderer renderer(size.cols, size.rows);
   ChatView view(&renderer);
   runtime::SessionState state = session.GetState();
-  view.SetFooter({state.cwd.string(), state.model,
-                  llm::LookupModel(state.provider, state.model).context_window});
   KeyDecoder decoder;
   EventPump pump(session.Subscribe());
   // Synchronized output only once the terminal said it has it.
@@ -148,6 +145,14 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
   bool theme_from_background = !settings.ok() || settings->theme.empty();
   Interaction ui(session, view, renderer, **term, options.out_fd,
                  PromptHistory(PromptHistory::FileFor(state.cwd)));
+  ui.SetThemeSwitch([&](const std::string& name) {
+    themes.SetName(name);
+    std::string error;
+    themes.Load(&error);
+    view.SetTheme(themes.theme());
+    theme_from_background = false;  // chosen: the background no longer picks
+    return error;
+  });
   // Prompt templates and skills: the runtime expands "/name args", so the
   // table only sends them; built-ins keep their names.
   for (const auto& c : session.Commands())
