@@ -484,8 +484,13 @@ Result<llm::Message> Agent::Ask(int turn, const llm::StreamSink& sink, CancelTok
 }
 
 std::vector<llm::ToolSpec> Agent::TakeToolSpecs() {
+  // The registry is complete before the agent is made in every front end;
+  // should it change, a different tool object (or, at a reused address, a
+  // different name) is seen here and the specs are read again.
   std::vector<tools::Tool*> now = tools_.All();
-  if (now != tool_specs_of_ || tool_specs_.empty()) {
+  bool same = now == tool_specs_of_ && !tool_specs_.empty();
+  for (size_t i = 0; same && i < now.size(); ++i) same = tool_specs_[i].name == now[i]->name();
+  if (!same) {
     tool_specs_.clear();
     for (tools::Tool* t : now) tool_specs_.push_back({t->name(), t->description(), t->parameters()});
     if (config_.permission_gate)
