@@ -8,10 +8,15 @@
 //                thread's /proc schedstat), which the fake provider's and
 //                the client's time cannot enter; for the tool turn without
 //                the tool worker (a separate process)
-// Prints medians (ms) and pi/sepp ratios. Usage: bench/rpc/run.sh
+// and the same for the floor agent (floor_agent.cc: the loopback exchange
+// and the pipe lines alone), whose turn no harness can beat on this machine.
+// Turns are interleaved across the agents. Prints medians (ms) and ratios.
+// Usage: bench/rpc/run.sh
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFake, tempDir, seppEnv, piEnv, RpcClient, seppBin, piCli } from "../../tests/rpc/node/harness.mjs";
+
+const floorBin = process.env.FLOOR_BIN;  // bench/rpc/floor_agent.cc, when built
 
 const runs = Number(process.env.RUNS ?? 30);
 
@@ -29,46 +34,65 @@ function cpuNs(pid) {
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
-async function bench(kind, fake) {
+// One agent process and its samples.
+async function start(kind, fake, floorBody) {
   const root = tempDir(`bench-${kind}`);
   const cwd = join(root, "work");
   mkdirSync(cwd, { recursive: true });
   writeFileSync(join(cwd, "notes.txt"), "hello\n");
   const client = kind === "pi"
     ? new RpcClient(process.execPath, [piCli, "--mode", "rpc", "--no-session"], { cwd, env: piEnv(root, fake.url) })
-    : new RpcClient(seppBin, ["--rpc", "--no-session"], { cwd, env: seppEnv(root, fake.url) });
+    : kind === "floor"
+      ? new RpcClient(floorBin, [], { cwd, env: { ...seppEnv(root, fake.url), FLOOR_BODY: floorBody } })
+      : new RpcClient(seppBin, ["--rpc", "--no-session"], { cwd, env: seppEnv(root, fake.url) });
   await client.request({ id: "warm", type: "get_state" });
-  const idle = rssKb(client.proc.pid);
-  const first = [], text = [], tool = [], textCpu = [], toolCpu = [];
-  for (let i = 0; i < runs; i++) {
-    for (const [script, bucket] of [[[{ text: "ok" }], text],
-                                    [[{ tool_calls: [{ name: "read", arguments: { path: "notes.txt" } }] }, { text: "ok" }], tool]]) {
-      await fake.setScript(script);
-      const from = client.records.length;
-      const c0 = cpuNs(client.proc.pid);
-      const t0 = process.hrtime.bigint();
-      client.send({ type: "prompt", message: `turn ${i}` });
-      await client.waitFor((r) => r.type !== "response", from);
-      const t1 = process.hrtime.bigint();
-      await client.waitFor((r) => r.type === "agent_settled", from);
-      const t2 = process.hrtime.bigint();
-      (bucket === text ? textCpu : toolCpu).push((cpuNs(client.proc.pid) - c0) / 1e6);
-      if (bucket === text) first.push(Number(t1 - t0) / 1e6);
-      bucket.push(Number(t2 - t0) / 1e6);
-    }
-  }
-  await client.close();
-  return { idle, first: median(first), text: median(text), tool: median(tool),
-           textCpu: median(textCpu), toolCpu: median(toolCpu) };
+  return { kind, client, idle: rssKb(client.proc.pid), first: [], text: [], tool: [], textCpu: [], toolCpu: [] };
 }
+
+const scripts = [["text", [{ text: "ok" }]],
+                 ["tool", [{ tool_calls: [{ name: "read", arguments: { path: "notes.txt" } }] }, { text: "ok" }]]];
+
+async function turn(a, fake, i, kind, script) {
+  await fake.setScript(script);
+  const { client } = a;
+  const from = client.records.length;
+  const c0 = cpuNs(client.proc.pid);
+  const t0 = process.hrtime.bigint();
+  client.send({ type: "prompt", message: `turn ${i}` });
+  await client.waitFor((r) => r.type !== "response", from);
+  const t1 = process.hrtime.bigint();
+  await client.waitFor((r) => r.type === "agent_settled", from);
+  const t2 = process.hrtime.bigint();
+  a[`${kind}Cpu`].push((cpuNs(client.proc.pid) - c0) / 1e6);
+  if (kind === "text") a.first.push(Number(t1 - t0) / 1e6);
+  a[kind].push(Number(t2 - t0) / 1e6);
+}
+
+const summary = (a) => ({ idle: a.idle, first: median(a.first), text: median(a.text), tool: median(a.tool),
+                          textCpu: median(a.textCpu), toolCpu: median(a.toolCpu) });
 
 const fake = await startFake();
 try {
-  const sepp = await bench("sepp", fake);
-  const pi = await bench("pi", fake);
+  // The floor agent sends the request sepp sent for its first text turn.
+  const sepp = await start("sepp", fake);
+  await turn(sepp, fake, -1, "text", scripts[0][1]);
+  const sent = await fake.requests();
+  const floorBody = join(tempDir("bench-floor-body"), "body.json");
+  writeFileSync(floorBody, JSON.stringify(sent[sent.length - 1].body));
+  sepp.first.length = sepp.text.length = sepp.textCpu.length = 0;
+  const agents = [sepp, await start("pi", fake)];
+  if (floorBin) agents.push(await start("floor", fake, floorBody));
+  // Interleaved: every agent's turn i before anyone's turn i+1, so a change
+  // in the machine's load falls on all of them alike.
+  for (let i = 0; i < runs; i++)
+    for (const [kind, script] of scripts)
+      for (const a of agents) await turn(a, fake, i, kind, script);
+  for (const a of agents) await a.client.close();
+  const [s, p, f] = agents.map(summary);
+  const cell = (x) => (x === undefined ? "" : x.toFixed(2)).padStart(9);
   const row = (name, k, unit) =>
-    console.log(`${name.padEnd(28)} ${sepp[k].toFixed(2).padStart(9)} ${pi[k].toFixed(2).padStart(9)} ${(pi[k] / sepp[k]).toFixed(1).padStart(7)}x  ${unit}`);
-  console.log(`${"".padEnd(28)} ${"sepp".padStart(9)} ${"pi 1.6".padStart(9)} ${"pi/sepp".padStart(8)}   (${runs} runs, medians)`);
+    console.log(`${name.padEnd(28)} ${cell(s[k])} ${cell(p[k])} ${(p[k] / s[k]).toFixed(1).padStart(7)}x ${f ? cell(f[k]) + " " + (p[k] / f[k]).toFixed(1).padStart(7) + "x" : ""}  ${unit}`);
+  console.log(`${"".padEnd(28)} ${"sepp".padStart(9)} ${"pi 1.6".padStart(9)} ${"pi/sepp".padStart(8)} ${f ? "floor".padStart(9) + " pi/floor" : ""}  (${runs} runs, interleaved, medians)`);
   row("prompt -> first event", "first", "ms");
   row("turn, text answer", "text", "ms");
   row("turn, one tool call", "tool", "ms");

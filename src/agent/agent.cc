@@ -473,12 +473,33 @@ Result<llm::Message> Agent::Ask(int turn, const llm::StreamSink& sink, CancelTok
   // is only read meanwhile): a long session is not copied at every call.
   llm::Request request = RequestFor(turn);
   request.messages = std::move(messages_);
+  request.tools = TakeToolSpecs();
   struct Back {
-    std::vector<llm::Message>& to;
+    Agent& agent;
     llm::Request& from;
-    ~Back() { to = std::move(from.messages); }
-  } back{messages_, request};
+    ~Back() {
+      agent.messages_ = std::move(from.messages);
+      agent.tool_specs_ = std::move(from.tools);
+    }
+  } back{*this, request};
   return provider_.Complete(request, sink, &cancel);
+}
+
+std::vector<llm::ToolSpec> Agent::TakeToolSpecs() {
+  // The registry is complete before the agent is made in every front end;
+  // should it change, a different tool object (or, at a reused address, a
+  // different name) is seen here and the specs are read again.
+  std::vector<tools::Tool*> now = tools_.All();
+  bool same = now == tool_specs_of_ && !tool_specs_.empty();
+  for (size_t i = 0; same && i < now.size(); ++i) same = tool_specs_[i].name == now[i]->name();
+  if (!same) {
+    tool_specs_.clear();
+    for (tools::Tool* t : now) tool_specs_.push_back({t->name(), t->description(), t->parameters()});
+    if (config_.permission_gate)
+      tool_specs_.push_back({kRetryWithAccessTool, RetryWithAccessDescription(), RetryWithAccessParameters()});
+    tool_specs_of_ = std::move(now);
+  }
+  return std::move(tool_specs_);
 }
 
 llm::Request Agent::RequestFor(int turn) {
@@ -546,7 +567,7 @@ tools::ToolResult Agent::RunHookedTool(tools::Tool& tool, const llm::ContentBloc
   return result;
 }
 
-// Everything but the context (Ask adds it).
+// Everything but the context and the tools (Ask adds them).
 llm::Request Agent::BuildRequest() const {
   llm::Request r;
   std::lock_guard<std::mutex> lock(config_mu_);
@@ -556,10 +577,6 @@ llm::Request Agent::BuildRequest() const {
   r.thinking_budget = config_.thinking_budget;
   r.stream = config_.stream;
   r.retry = auto_retry_;
-  for (tools::Tool* t : tools_.All())
-    r.tools.push_back({t->name(), t->description(), t->parameters()});
-  if (config_.permission_gate)
-    r.tools.push_back({kRetryWithAccessTool, RetryWithAccessDescription(), RetryWithAccessParameters()});
   return r;
 }
 

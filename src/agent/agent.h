@@ -158,9 +158,16 @@ class Agent {
   Result<CompactionResult> CompactFor(const std::string& focus, const std::string& trigger,
                                       CancelToken& cancel);
   llm::Request BuildRequest() const;
-  // One model call with the context (moved in and back, never copied).
+  // One model call with the context and the tools' specs (moved in and
+  // back, never copied).
   Result<llm::Message> Ask(int turn, const llm::StreamSink& sink, CancelToken& cancel);
-  // BuildRequest() with the hooks' additions for this turn (no context: Ask adds it).
+  // The specs of the registry's tools (and retry_with_access), read again
+  // only when the registry's set of tools changed: a tool's name,
+  // description and schema are fixed for its life (tool.h), and reading
+  // them parses each schema.
+  std::vector<llm::ToolSpec> TakeToolSpecs();
+  // BuildRequest() with the hooks' additions for this turn (no context or
+  // tools: Ask adds them).
   llm::Request RequestFor(int turn);
   // BeforeToolCall/AfterToolResult around running one validated call;
   // *ran_args: the arguments that ran (null when a hook stopped the call).
@@ -191,6 +198,10 @@ class Agent {
   mutable std::mutex config_mu_;  // model and thinking budget change mid-prompt
   std::mutex emit_mu_;
   std::vector<llm::Message> messages_;
+  // TakeToolSpecs()'s cache (the loop's thread only): the specs, and the
+  // tools they were read from.
+  std::vector<llm::ToolSpec> tool_specs_;
+  std::vector<tools::Tool*> tool_specs_of_;
   llm::Usage total_usage_;
   // The session sandbox the tools run in (null with --sandbox off, or when
   // no worker executable is set); started at the first tool call.

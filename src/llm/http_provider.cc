@@ -6,6 +6,8 @@
 // attempt streamed can have run a tool.
 #include "llm/http_provider.h"
 
+#include <optional>
+
 #include "base/log.h"
 #include "base/strings.h"
 #include "llm/anthropic.h"
@@ -48,9 +50,15 @@ class HttpProvider : public Provider {
   }
 
  private:
-  Result<Message> CompleteImpl(const Request& original, const StreamSink& sink, CancelToken* cancel) {
-    Request request = original;
-    if (request.model.empty()) request.model = DefaultModel(config_.name);
+  Result<Message> CompleteImpl(const Request& asked, const StreamSink& sink, CancelToken* cancel) {
+    // The request holds the whole conversation: it is copied only when the
+    // provider's default model has to fill in an empty one.
+    std::optional<Request> defaulted;
+    if (asked.model.empty()) {
+      defaulted = asked;
+      defaulted->model = DefaultModel(config_.name);
+    }
+    const Request& request = defaulted ? *defaulted : asked;
     Endpoint ep;
     ep.api = config_.api;
     ep.provider = config_.name;

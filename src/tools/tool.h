@@ -61,6 +61,8 @@ struct ToolResult {
 class Tool {
  public:
   virtual ~Tool() = default;
+  // Fixed for the tool's life: the system prompt lists them once, and the
+  // agent reads them once per registry (not at every model call).
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual Json parameters() const = 0;  // JSON Schema

@@ -256,6 +256,36 @@ TEST_F(AgentTest, HistoryIsSentBeforeTheNewPrompt) {
   EXPECT_EQ(provider_.requests[0].messages[2].Text(), "again");
 }
 
+// The tools' specs are read from the registry once and moved into each
+// request and back: every call still carries all of them, whole, and a
+// tool added to the registry between prompts is in the next request.
+TEST_F(AgentTest, EveryModelCallCarriesTheToolsAndANewToolJoinsTheNextCall) {
+  provider_.queue.push_back(Assistant({Call("c1", "sleep", {{"ms", 0}})}, StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({ContentBlock::Text("one")}));
+  provider_.queue.push_back(Assistant({ContentBlock::Text("two")}));
+  Agent agent(config_, provider_, registry_, nullptr, nullptr);
+  ASSERT_EQ(agent.Prompt("first", cancel_).status, Outcome::Status::kDone);
+  auto named = [](const llm::Request& r) {
+    std::vector<std::string> names;
+    for (const auto& t : r.tools) names.push_back(t.name);
+    return names;
+  };
+  ASSERT_EQ(provider_.requests.size(), 2u);
+  EXPECT_EQ(named(provider_.requests[0]), (std::vector<std::string>{"sleep", "echo"}));
+  EXPECT_EQ(named(provider_.requests[1]), named(provider_.requests[0]));
+  EXPECT_EQ(provider_.requests[1].tools[0].description, "sleeps");
+  EXPECT_EQ(provider_.requests[1].tools[0].parameters, Json({{"type", "object"}}));
+
+  class LateTool : public SleepTool {
+   public:
+    std::string name() const override { return "late"; }
+  };
+  registry_.Add(std::make_unique<LateTool>());
+  ASSERT_EQ(agent.Prompt("second", cancel_).status, Outcome::Status::kDone);
+  ASSERT_EQ(provider_.requests.size(), 3u);
+  EXPECT_EQ(named(provider_.requests[2]), (std::vector<std::string>{"sleep", "echo", "late"}));
+}
+
 TEST(SystemPrompt, ContextFilesOutermostFirstAndPromptNamesTools) {
   namespace fs = std::filesystem;
   fs::path root = fs::temp_directory_path() / ("sepp-sp-" + ShortId());

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -26,9 +27,15 @@ namespace {
 
 using runtime::AgentSession;
 
-// Lines for stdout, written by one thread. Responses always go in (they are
-// few and bounded by the commands read); events wait while the buffer is
-// over its limit, so a client that stops reading stalls only the event pump.
+// Lines for stdout, written by one thread at a time. Responses go to a
+// writer thread (the reader must never block on stdout: a client that stops
+// reading could then not abort) and always go in (they are few and bounded
+// by the commands read). Events come from the pump: when nothing is queued
+// or being written and stdout can take them without blocking, the pump
+// writes them itself, so a turn's events cost no hand-off to the writer
+// thread; otherwise they queue behind (order is kept). Events wait while the
+// buffer is over its limit, so a client that stops reading stalls only the
+// event pump.
 class Output {
  public:
   Output(int fd, size_t max_event_bytes) : fd_(fd), max_(max_event_bytes) {
@@ -42,14 +49,28 @@ class Output {
     q_.push_back(std::move(line));
     cv_.notify_all();
   }
-  // False when the event had to be dropped (the writer is gone, or the
-  // buffer stayed full until `give_up`).
-  bool Event(std::string line, const std::atomic<bool>& give_up) {
+  // Whole lines, from the pump only. False when they had to be dropped (the
+  // client is gone, or the buffer stayed full until `give_up`).
+  bool Event(std::string lines, const std::atomic<bool>& give_up) {
     std::unique_lock<std::mutex> l(mu_);
     space_cv_.wait(l, [&] { return bytes_ < max_ || dead_ || stopping_ || give_up; });
     if (dead_ || bytes_ >= max_) return false;
-    bytes_ += line.size();
-    q_.push_back(std::move(line));
+    if (q_.empty() && !writing_ && lines.size() <= kDirectMax) {
+      writing_ = true;
+      l.unlock();
+      bool wrote = false, ok = true;
+      if (WritableNow(fd_)) {
+        ok = WriteAll(fd_, lines).ok();
+        wrote = true;
+      }
+      l.lock();
+      writing_ = false;
+      if (!ok) dead_ = true;  // the client went away: write nothing more
+      if (!q_.empty()) cv_.notify_all();  // responses that came meanwhile
+      if (wrote) return ok;
+    }
+    bytes_ += lines.size();
+    q_.push_back(std::move(lines));
     cv_.notify_all();
     return true;
   }
@@ -66,28 +87,41 @@ class Output {
   void WakeWaiters() { space_cv_.notify_all(); }
 
  private:
-  // Everything queued goes out in one write: a burst of events (a turn's
-  // end is six lines) costs one system call, not one per line.
+  // Everything queued goes out in one write: a burst of lines costs one
+  // system call, not one per line.
   void Run() {
     for (;;) {
       std::string lines;
+      bool gone;
       {
         std::unique_lock<std::mutex> l(mu_);
-        cv_.wait(l, [&] { return !q_.empty() || stopping_; });
+        cv_.wait(l, [&] { return (!q_.empty() || stopping_) && !writing_; });
         if (q_.empty()) return;
         while (!q_.empty() && lines.size() < kMaxBatch) {
           lines += q_.front();
           q_.pop_front();
         }
+        writing_ = true;
+        gone = dead_;
       }
-      bool ok = dead_ ? false : WriteAll(fd_, lines).ok();
+      bool ok = !gone && WriteAll(fd_, lines).ok();
       std::lock_guard<std::mutex> l(mu_);
+      writing_ = false;
       bytes_ -= lines.size();
       if (!ok) dead_ = true;  // the client went away: keep draining, write nothing
       space_cv_.notify_all();
     }
   }
 
+  // stdout has room now for a write of up to kDirectMax bytes: a pipe that
+  // polls writable has a free page at least, and a write of at most
+  // PIPE_BUF bytes then goes in whole without waiting.
+  static bool WritableNow(int fd) {
+    pollfd p{fd, POLLOUT, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & (POLLERR | POLLHUP));
+  }
+
+  static constexpr size_t kDirectMax = PIPE_BUF;
   static constexpr size_t kMaxBatch = 256 * 1024;
   int fd_;
   size_t max_;
@@ -95,6 +129,7 @@ class Output {
   std::condition_variable cv_, space_cv_;
   std::deque<std::string> q_;
   size_t bytes_ = 0;
+  bool writing_ = false;  // the writer thread or the pump is in write()
   bool dead_ = false;
   bool stopping_ = false;
   std::thread writer_;
@@ -216,36 +251,57 @@ class RpcServer {
     settle_cv_.wait(l, [&] { return settled_ > before || pump_done_; });
   }
 
+  // Every event queued when the pump wakes is mapped into one batch of
+  // lines and written at once; the batch goes out before anything whose
+  // order matters to a client (a dialog, a lost-events notice, a settled
+  // run an abort's response waits for).
   void Pump(std::shared_ptr<runtime::Subscription> sub) {
     struct Done {
       RpcServer* s;
       ~Done() { s->NoteSettled(true); }
     } done{this};
-    agent::Event e(agent::EventType::kError);
+    std::string batch;
+    auto flush = [&] {
+      if (batch.empty()) return;
+      WaitWhileAnswering();
+      out_.Event(std::move(batch), stop_pump_);
+      batch.clear();
+    };
+    agent::Event first(agent::EventType::kError);
+    std::vector<agent::Event> events;
     for (;;) {
-      auto r = sub->Pop(&e);
+      auto r = sub->Pop(&first);
       if (r == runtime::Subscription::Next::kClosed) {
         if (!sub->lagged() || stop_pump_) return;
         // Fell behind: say so once, and go on with a fresh subscription.
         sub = s_.Subscribe(8192);
         continue;
       }
-      if (e.type == agent::EventType::kSubscriberLagged) {
-        Json lost = {{"type", "events_lost"}, {"dropped", e.data.value("dropped", 0)},
-                     {"message", "the client read stdout too slowly and some events were dropped; "
-                                 "resynchronise with get_state and get_messages"}};
-        out_.Response(Line(lost));
-        NoteSettled();  // an agent_settled may have been among the lost
-        continue;
+      events.clear();
+      events.push_back(std::move(first));
+      for (agent::Event& e : sub->Drain()) events.push_back(std::move(e));
+      for (const agent::Event& e : events) {
+        if (e.type == agent::EventType::kSubscriberLagged) {
+          flush();
+          Json lost = {{"type", "events_lost"}, {"dropped", e.data.value("dropped", 0)},
+                       {"message", "the client read stdout too slowly and some events were dropped; "
+                                   "resynchronise with get_state and get_messages"}};
+          out_.Response(Line(lost));
+          NoteSettled();  // an agent_settled may have been among the lost
+          continue;
+        }
+        if (e.type == agent::EventType::kPermissionRequested) {
+          flush();
+          AskPermission(e);
+          continue;
+        }
+        for (const Json& j : mapper_.Map(e)) batch += Line(j);
+        if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) {
+          flush();
+          NoteSettled();
+        }
       }
-      if (e.type == agent::EventType::kPermissionRequested) {
-        AskPermission(e);
-        continue;
-      }
-      WaitWhileAnswering();
-      for (const Json& j : mapper_.Map(e))
-        if (!out_.Event(Line(j), stop_pump_)) break;
-      if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) NoteSettled();
+      flush();
     }
   }
 
