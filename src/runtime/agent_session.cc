@@ -539,9 +539,17 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);
+  const std::string skill_catalog = ext::SkillCatalogPrompt(*resources.skills);
   for (const auto& w : resources.warnings) s.Warn(w);
   if (!resources.skills->skills.empty()) {
     s.registry->Add(ext::MakeSkillTool(resources.skills));
+    // Sub-agents get the same skills: the tool and its catalog.
+    s.subagents->make_tools = [skills = resources.skills] {
+      auto registry = tools::MakeBuiltinTools();
+      registry->Add(ext::MakeSkillTool(skills));
+      return registry;
+    };
+    s.subagents->tool_prompts.push_back({"skill", skill_catalog});
     for (const auto& w : ext::LetCommandsReadSkillFolders(*resources.skills, &s.opts.policy))
       s.Warn(w);
   }
@@ -557,7 +565,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
   ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,
                                               agent::FindContextFiles(o.cwd)) +
-                     ext::SkillCatalogPrompt(*resources.skills);
+                     skill_catalog;
 
   s.agent = std::make_unique<agent::Agent>(
       ac, *s.provider, *s.registry, [&s](const agent::Event& e) { s.OnAgentEvent(e); },
