@@ -56,8 +56,13 @@ Json ToJson(const Outcome& o) {
 void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
 
 void Agent::SetModel(const std::string& model) {
-  std::lock_guard<std::mutex> lock(config_mu_);
-  config_.model = model;
+  std::string previous;
+  {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    previous = config_.model;
+    config_.model = model;
+  }
+  if (config_.hooks && previous != model) config_.hooks->OnModelSelect({model, previous});
 }
 
 void Agent::SetThinkingBudget(int budget) {
@@ -94,9 +99,22 @@ std::string WithContext(std::string text, const std::string& context) {
 
 }  // namespace
 
-Outcome Agent::Prompt(const std::string& text_in, CancelToken& cancel) {
+Outcome Agent::Prompt(const std::string& text, CancelToken& cancel) {
+  Outcome out = RunPrompt(text, cancel);
+  if (config_.hooks && out.status == Outcome::Status::kError)
+    config_.hooks->OnError({out.error.kind, out.error.message, out.turns, config_.is_subagent});
+  if (config_.hooks && out.status == Outcome::Status::kMaxTurns)
+    config_.hooks->OnError({"max_turns", "stopped at the turn limit (--max-turns)", out.turns,
+                            config_.is_subagent});
+  if (config_.hooks && out.status == Outcome::Status::kAborted)
+    config_.hooks->OnInterrupt({"", "", out.turns, config_.is_subagent});
+  return out;
+}
+
+Outcome Agent::RunPrompt(const std::string& text_in, CancelToken& cancel) {
   Outcome out;
   std::string text = text_in;
+  prompt_system_append_.clear();
   if (config_.hooks) {
     InputVerdict v = config_.hooks->OnInput({text});
     if (v.action == InputVerdict::Action::kHandled) return out;  // nothing for the model
@@ -110,6 +128,14 @@ Outcome Agent::Prompt(const std::string& text_in, CancelToken& cancel) {
       return out;
     }
     if (v.action == InputVerdict::Action::kTransform) text = v.text;
+    std::string system;
+    {
+      std::lock_guard<std::mutex> lock(config_mu_);
+      system = config_.system_prompt;
+    }
+    AgentStartPatch start = config_.hooks->BeforeAgentStart({text, system, config_.is_subagent});
+    prompt_system_append_ = std::move(start.system_append);
+    AppendContext(v.context, start.context);
     text = WithContext(std::move(text), v.context);
   }
   AppendUser(text);
@@ -417,7 +443,8 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   pr.widenings = req->widenings;
   pr.justification = req->justification;
   pr.denials = earlier.denials;
-  PermissionAnswer answer = config_.permission_gate->Ask(pr, cancel);
+  PermissionAnswer answer;
+  if (!AskHooksForPermission(pr, &answer)) answer = config_.permission_gate->Ask(pr, cancel);
   std::string what = DescribeWidenings(req->widenings);
   if (answer.choice == PermissionChoice::kDeny) {
     tools::ToolResult r = ErrorResult(
@@ -447,6 +474,21 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   return r;
 }
 
+bool Agent::AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer* answer) {
+  if (!config_.hooks) return false;
+  PermissionHookInfo info{pr.tool, pr.call_id, pr.args, pr.justification, {}, config_.is_subagent};
+  for (const Widening& w : pr.widenings) info.widenings.push_back(DescribeWidenings({w}));
+  PermissionVerdict v = config_.hooks->OnPermissionRequest(info);
+  if (v.decision == PermissionVerdict::Decision::kNone) return false;
+  if (v.decision == PermissionVerdict::Decision::kAllow) {
+    *answer = {PermissionChoice::kAllowOnce, "", "hook"};
+  } else {
+    *answer = {PermissionChoice::kDeny,
+               "a hook denied it" + (v.reason.empty() ? std::string() : ": " + v.reason), "hook"};
+  }
+  return true;
+}
+
 tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn,
                                          CancelToken& cancel, const sandbox::Policy* policy,
                                          tools::ToolWorker* worker) {
@@ -472,6 +514,15 @@ Result<llm::Message> Agent::Ask(int turn, const llm::StreamSink& sink, CancelTok
   // The context moves into the request for the call and back after it (it
   // is only read meanwhile): a long session is not copied at every call.
   llm::Request request = RequestFor(turn);
+  if (config_.hooks) {
+    // A hook's replacement goes to the model for this call only; the
+    // context stays as it is.
+    ContextPatch p = config_.hooks->OnContext({turn, &messages_, config_.is_subagent});
+    if (p.messages) {
+      request.messages = std::move(*p.messages);
+      return provider_.Complete(request, sink, &cancel);
+    }
+  }
   request.messages = std::move(messages_);
   request.tools = TakeToolSpecs();
   struct Back {
@@ -505,6 +556,7 @@ std::vector<llm::ToolSpec> Agent::TakeToolSpecs() {
 llm::Request Agent::RequestFor(int turn) {
   llm::Request r = BuildRequest();
   if (config_.hooks) {
+    if (!prompt_system_append_.empty()) r.system += "\n\n" + prompt_system_append_;
     ModelRequestPatch p = config_.hooks->BeforeModelRequest({turn, r.model, messages_.size()});
     if (!p.system_append.empty()) r.system += "\n\n" + p.system_append;
   }
@@ -527,15 +579,20 @@ tools::ToolResult Agent::RunHookedTool(tools::Tool& tool, const llm::ContentBloc
                       (v.reason.empty() ? std::string("no reason given") : v.reason));
   if (!args.is_object()) return hook_error("a hook rewrote the arguments into a non-object");
   if (v.decision == ToolCallVerdict::Decision::kAsk) {
-    if (!config_.permission_gate)
-      return hook_error("a hook asked for the user's confirmation (" + v.reason +
-                        ") and no one can answer in this run: not run");
     PermissionRequest pr;
     pr.call_id = call.id;
     pr.tool = call.name;
     pr.args = args;
     pr.justification = "a hook asks: " + v.reason;
-    PermissionAnswer a = config_.permission_gate->Ask(pr, cancel);
+    PermissionAnswer a;
+    if (!AskHooksForPermission(pr, &a)) {
+      if (!config_.permission_gate)
+        return hook_error("a hook asked for the user's confirmation (" + v.reason +
+                          ") and no one can answer in this run: not run");
+      a = config_.permission_gate->Ask(pr, cancel);
+    }
+    if (a.choice == PermissionChoice::kDeny && a.source == "hook")
+      return hook_error("not run: " + a.message);
     if (a.choice == PermissionChoice::kDeny)
       return hook_error("the user did not confirm this call (" +
                         (a.message.empty() ? std::string("denied") : a.message) + "): not run");
@@ -717,6 +774,7 @@ void Agent::Emit(const Event& e) {
 void Agent::Append(llm::Message m) {
   messages_.push_back(std::move(m));
   if (on_message_) on_message_(messages_.back());
+  if (config_.hooks) config_.hooks->OnMessageEnd({&messages_.back(), config_.is_subagent});
 }
 
 }  // namespace sepp::agent

@@ -152,6 +152,11 @@ class Agent {
   Result<CompactionResult> Compact(const std::string& focus, CancelToken& cancel);
 
  private:
+  // Prompt without the error/interrupt hooks it ends with.
+  Outcome RunPrompt(const std::string& text, CancelToken& cancel);
+  // The hooks' OnPermissionRequest before the gate: true when a hook
+  // decided (*answer is its answer, the gate is not asked).
+  bool AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer* answer);
   // Compacts when the context has grown past the window minus the reserve.
   void MaybeCompact(CancelToken& cancel);
   // trigger: "auto" | "overflow" | "manual" (what hooks.h's BeforeCompact sees).
@@ -211,6 +216,8 @@ class Agent {
   llm::RetryStopper retry_stopper_;
   std::mutex calls_mu_;
   std::map<std::string, std::shared_ptr<CancelToken>> running_calls_;  // AbortCall
+  // BeforeAgentStart's addition to the system prompt of this prompt's requests.
+  std::string prompt_system_append_;
   // Set by an AfterToolResult that asks to stop after this batch.
   std::mutex hook_stop_mu_;
   bool hook_stop_ = false;

@@ -75,6 +75,23 @@ void Merge(SessionStartVerdict& into, SessionStartVerdict next) {
   AppendContext(into.context, next.context);
 }
 
+void Merge(AgentStartPatch& into, AgentStartPatch next) {
+  AppendContext(into.system_append, next.system_append);
+  AppendContext(into.context, next.context);
+}
+
+void Merge(ContextPatch& into, ContextPatch next) {
+  if (next.messages) into.messages = std::move(next.messages);
+}
+
+bool Merge(PermissionVerdict& into, PermissionVerdict next) {
+  if (next.decision > into.decision) {
+    into.decision = next.decision;
+    into.reason = std::move(next.reason);
+  }
+  return into.decision != PermissionVerdict::Decision::kDeny;
+}
+
 InputVerdict HookChain::OnInput(const InputInfo& in) {
   InputVerdict out;
   InputInfo now = in;
@@ -146,6 +163,49 @@ SessionStartVerdict HookChain::OnSessionStart(const SessionInfo& in) {
 
 void HookChain::OnSessionEnd(const SessionInfo& in) {
   for (auto& h : hooks_) h->OnSessionEnd(in);
+}
+
+AgentStartPatch HookChain::BeforeAgentStart(const AgentStartInfo& in) {
+  AgentStartPatch out;
+  for (auto& h : hooks_) Merge(out, h->BeforeAgentStart(in));
+  return out;
+}
+
+ContextPatch HookChain::OnContext(const ContextInfo& in) {
+  ContextPatch out;
+  ContextInfo now = in;
+  for (auto& h : hooks_) {
+    Merge(out, h->OnContext(now));
+    if (out.messages) now.messages = &*out.messages;
+  }
+  return out;
+}
+
+void HookChain::OnMessageEnd(const MessageEndInfo& in) {
+  for (auto& h : hooks_) h->OnMessageEnd(in);
+}
+
+PermissionVerdict HookChain::OnPermissionRequest(const PermissionHookInfo& in) {
+  PermissionVerdict out;
+  for (auto& h : hooks_)
+    if (!Merge(out, h->OnPermissionRequest(in))) break;
+  return out;
+}
+
+void HookChain::OnModelSelect(const ModelSelectInfo& in) {
+  for (auto& h : hooks_) h->OnModelSelect(in);
+}
+
+void HookChain::OnError(const PromptEndInfo& in) {
+  for (auto& h : hooks_) h->OnError(in);
+}
+
+void HookChain::OnInterrupt(const PromptEndInfo& in) {
+  for (auto& h : hooks_) h->OnInterrupt(in);
+}
+
+void HookChain::OnNotification(const NotificationInfo& in) {
+  for (auto& h : hooks_) h->OnNotification(in);
 }
 
 }  // namespace sepp::agent

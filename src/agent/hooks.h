@@ -24,16 +24,33 @@
 //   BeforeCompact      before a compaction (automatic, overflow or /compact):
 //                      cancel it, or supply the summary (no model call).
 //   OnSubagentStart/Stop  around a sub-agent's run (observe).
+//   BeforeAgentStart   a prompt passed OnInput, before its first model call:
+//                      text for the system prompt of every request of this
+//                      prompt, context appended to the prompt.
+//   OnContext          before every provider call, after BeforeModelRequest:
+//                      the messages about to go to the model, replaceable for
+//                      this one request (the session keeps its own).
+//   OnMessageEnd       a message is complete (the user's, the model's, a tool
+//                      result), as it is recorded (observe).
+//   OnPermissionRequest  before the permission gate is asked (a hook's "ask",
+//                      a retry_with_access): allow (the gate is not asked) or
+//                      deny (with the reason for the model).
+//   OnModelSelect      the model changed (SetModel) (observe).
+//   OnError            a prompt ended with an error (observe).
+//   OnInterrupt        a prompt ended because the user aborted it (observe).
 // And called by the session runtime (runtime/agent_session.h), not the Agent:
 //   OnSessionStart     a session is opened (startup or resume): context for
 //                      the model, delivered with the first prompt.
 //   OnSessionEnd       the session is closed (observe).
+//   OnNotification     sepp needs the user: a permission request went to a
+//                      front end (observe).
 //
 // Contract for implementations: no method throws (a failing hook is the
 // implementation's to report and to fail open or closed, see ext/);
 // BeforeToolCall and AfterToolResult are called from the parallel tool
-// threads at once and must be thread-safe; the others come from the agent's
-// thread. A default-constructed answer means "no opinion", so an
+// threads at once and must be thread-safe, as must OnPermissionRequest (a
+// tool thread), OnModelSelect and OnNotification (any thread); the others
+// come from the agent's thread. A default-constructed answer means "no opinion", so an
 // implementation overrides only what it uses.
 //
 // Several hooks combine (HookChain, and the Merge functions every
@@ -45,7 +62,9 @@
 //   - context strings concatenate (one paragraph each), in order;
 //   - handled / block of an input end the chain (the first wins);
 //   - stop, keep_going and cancel: any hook suffices; the first supplied
-//     compaction summary wins.
+//     compaction summary wins;
+//   - replaced context messages chain like transforms (the last one goes
+//     to the model); system-prompt additions concatenate.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -54,6 +73,7 @@
 #include <vector>
 
 #include "base/json.h"
+#include "llm/message.h"
 
 namespace sepp::agent {
 
@@ -166,6 +186,61 @@ struct SessionStartVerdict {
   std::string context;
 };
 
+struct AgentStartInfo {
+  std::string prompt;         // as the input hooks left it
+  std::string system_prompt;  // the session's
+  bool subagent = false;
+};
+struct AgentStartPatch {
+  std::string system_append;  // added to every request of this prompt
+  std::string context;        // appended to the prompt
+};
+
+struct ContextInfo {
+  int turn = 0;
+  const std::vector<llm::Message>* messages = nullptr;  // never null
+  bool subagent = false;
+};
+struct ContextPatch {
+  std::optional<std::vector<llm::Message>> messages;  // sent instead, this request only
+};
+
+struct MessageEndInfo {
+  const llm::Message* message = nullptr;  // never null
+  bool subagent = false;
+};
+
+struct PermissionHookInfo {
+  std::string tool;
+  std::string call_id;
+  Json input;
+  std::string reason;                   // why it is asked (the hook's or the model's words)
+  std::vector<std::string> widenings;   // the access asked for, in words ("reading /x")
+  bool subagent = false;
+};
+struct PermissionVerdict {
+  enum class Decision { kNone = 0, kAllow = 1, kDeny = 2 };
+  Decision decision = Decision::kNone;
+  std::string reason;  // deny: told to the model
+};
+
+struct ModelSelectInfo {
+  std::string model;
+  std::string previous;
+};
+
+struct PromptEndInfo {
+  std::string kind;     // error: the error's kind ("provider", "max_turns", ...)
+  std::string message;  // error: what went wrong
+  int turn = 0;
+  bool subagent = false;
+};
+
+struct NotificationInfo {
+  std::string type;  // "permission_prompt"
+  std::string message;
+};
+
 class LoopHooks {
  public:
   virtual ~LoopHooks() = default;
@@ -180,6 +255,14 @@ class LoopHooks {
   virtual void OnSubagentStop(const SubagentInfo&) {}
   virtual SessionStartVerdict OnSessionStart(const SessionInfo&) { return {}; }
   virtual void OnSessionEnd(const SessionInfo&) {}
+  virtual AgentStartPatch BeforeAgentStart(const AgentStartInfo&) { return {}; }
+  virtual ContextPatch OnContext(const ContextInfo&) { return {}; }
+  virtual void OnMessageEnd(const MessageEndInfo&) {}
+  virtual PermissionVerdict OnPermissionRequest(const PermissionHookInfo&) { return {}; }
+  virtual void OnModelSelect(const ModelSelectInfo&) {}
+  virtual void OnError(const PromptEndInfo&) {}
+  virtual void OnInterrupt(const PromptEndInfo&) {}
+  virtual void OnNotification(const NotificationInfo&) {}
 };
 
 // The combination rules above, one answer at a time: `into` is what the
@@ -193,6 +276,9 @@ void Merge(StopVerdict& into, StopVerdict next);
 void Merge(CompactVerdict& into, CompactVerdict next);
 void Merge(ModelRequestPatch& into, ModelRequestPatch next);
 void Merge(SessionStartVerdict& into, SessionStartVerdict next);
+void Merge(AgentStartPatch& into, AgentStartPatch next);
+void Merge(ContextPatch& into, ContextPatch next);
+bool Merge(PermissionVerdict& into, PermissionVerdict next);
 // Context strings join as paragraphs: "" + b = b, a + "" = a.
 void AppendContext(std::string& into, const std::string& more);
 
@@ -213,6 +299,14 @@ class HookChain : public LoopHooks {
   void OnSubagentStop(const SubagentInfo& in) override;
   SessionStartVerdict OnSessionStart(const SessionInfo& in) override;
   void OnSessionEnd(const SessionInfo& in) override;
+  AgentStartPatch BeforeAgentStart(const AgentStartInfo& in) override;
+  ContextPatch OnContext(const ContextInfo& in) override;
+  void OnMessageEnd(const MessageEndInfo& in) override;
+  PermissionVerdict OnPermissionRequest(const PermissionHookInfo& in) override;
+  void OnModelSelect(const ModelSelectInfo& in) override;
+  void OnError(const PromptEndInfo& in) override;
+  void OnInterrupt(const PromptEndInfo& in) override;
+  void OnNotification(const NotificationInfo& in) override;
 
  private:
   std::vector<std::shared_ptr<LoopHooks>> hooks_;

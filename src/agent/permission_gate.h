@@ -53,7 +53,8 @@ struct PermissionAnswer {
   PermissionChoice choice = PermissionChoice::kDeny;
   std::string message;  // with kDeny: told to the model
   // Who answered: "user", "flags" (headless --allow-*), "session" (an earlier
-  // allow-for-session grant), "timeout", "no_front_end", "cancelled".
+  // allow-for-session grant), "timeout", "no_front_end", "cancelled",
+  // "hook" (a permission_request hook answered; the gate was not asked).
   std::string source;
 };
 

@@ -128,6 +128,8 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   std::vector<ToolLine> lines;
   for (tools::Tool* t : registry->All()) lines.push_back({t->name(), t->description()});
   cfg.system_prompt = BuildSystemPrompt(cfg.cwd, rt.date, lines, FindContextFiles(cfg.cwd));
+  for (const auto& tp : rt.tool_prompts)
+    if (registry->Find(tp.tool)) cfg.system_prompt += tp.text;
   if (def && !def->system_prompt.empty()) cfg.system_prompt = def->system_prompt + "\n\n" + cfg.system_prompt;
   cfg.system_prompt += kChildNote;
 

@@ -51,6 +51,13 @@ struct SubagentRuntime {
   std::function<void(const std::string& child_session, const std::string& call_id,
                      const std::string& tool, const std::vector<sandbox::Denial>& denials)>
       record_child_denial;
+  // A tool's part of the system prompt (the skill tool's catalog of
+  // skills), added to a child's prompt when the child has that tool.
+  struct ToolPrompt {
+    std::string tool;
+    std::string text;
+  };
+  std::vector<ToolPrompt> tool_prompts;
   AgentConfig parent;              // model, cwd, policy, limits of the parent
   std::vector<AgentDefinition> definitions;
   std::string date;                // for the child's system prompt

@@ -1,5 +1,6 @@
 #include "runtime/agent_session.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -13,6 +14,7 @@
 #include "base/terminal_text.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/strings.h"
 #include "ext/resources.h"
 #include "ext/skills/skill_folders.h"
 #include "ext/skills/skill_tool.h"
@@ -83,6 +85,14 @@ struct AgentSession::Impl {
   std::unique_ptr<tools::ToolRegistry> registry;
   std::shared_ptr<agent::SubagentRuntime> subagents;
   ext::SlashCommands commands;  // set at Open, read-only after
+  // A command a Lua hook registered (sepp.register_command): "/name args"
+  // runs its function instead of going to the model.
+  struct HookCommand {
+    std::string name;
+    std::shared_ptr<ext::LuaHookFile> file;
+  };
+  std::vector<HookCommand> hook_commands;     // set at Open, read-only after
+  std::vector<ext::CommandInfo> command_list;  // templates, skills, hooks' commands
   agent::AgentConfig agent_config;
   // The current session; replaced by new/switch/fork on the worker, read
   // from any thread: always through Bind().
@@ -150,6 +160,90 @@ struct AgentSession::Impl {
 
   // A hook's sepp.send_message: steer and follow_up as the front ends'
   // (starting a prompt when idle), next_turn with the next prompt.
+  // The hook command "/name args" names, or null.
+  const HookCommand* FindHookCommand(std::string_view text, std::string* args) const {
+    if (text.size() < 2 || text[0] != '/' || hook_commands.empty()) return nullptr;
+    size_t end = text.find_first_of(" \t\n");
+    std::string_view name = text.substr(1, end == std::string_view::npos ? end : end - 1);
+    for (const HookCommand& c : hook_commands)
+      if (c.name == name) {
+        *args = end == std::string_view::npos ? std::string() : std::string(Trim(text.substr(end + 1)));
+        return &c;
+      }
+    return nullptr;
+  }
+
+  // Runs a hook command: while a prompt runs, at once on the caller's
+  // thread (its file's lock keeps it apart from the file's handlers);
+  // when idle, as the worker's job, which settles like a prompt (a message
+  // the command sent with sepp.send_message then starts the prompt).
+  Status StartHookCommand(const HookCommand& c, std::string args) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (closed) return Error::Make("the session is closed", "closed");
+      if (!busy) {
+        busy = true;
+        jobs.push_back([this, &c, args] { RunHookCommand(c, args); });
+        cv.notify_one();
+        return Ok();
+      }
+    }
+    return c.file->RunCommand(c.name, args);
+  }
+
+  void RunHookCommand(const HookCommand& c, const std::string& args) {
+    agent::Outcome outcome;
+    Status st = c.file->RunCommand(c.name, args);
+    if (!st.ok()) {
+      agent::Event e(agent::EventType::kError);
+      e.text = st.error().message;
+      e.kind = "hook_command";
+      Publish(e);
+      outcome.status = agent::Outcome::Status::kError;
+      outcome.error = Error::Make(e.text, e.kind);
+    }
+    std::string sent;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      std::deque<std::string>& q = !steering.empty() ? steering : follow_up;
+      if (!q.empty()) {
+        sent = std::move(q.front());
+        q.pop_front();
+      }
+    }
+    if (!sent.empty()) return RunPrompt(sent);
+    {
+      std::lock_guard<std::mutex> lock(snap_mu);
+      last_outcome = outcome;
+    }
+    MarkIdleIfDone();
+    agent::Event settled(agent::EventType::kAgentSettled);
+    settled.data = {{"outcome", agent::ToJson(outcome)}};
+    Publish(settled);
+  }
+
+  // The hooks' commands join the list after templates and skills; a name
+  // taken already is refused, as a hook's tool is.
+  void AddHookCommands() {
+    command_list = commands.List();
+    for (const auto& file : hooks.lua_files)
+      for (const ext::LuaCommand& c : file->commands()) {
+        bool taken = std::any_of(command_list.begin(), command_list.end(),
+                                 [&](const ext::CommandInfo& o) { return o.name == c.name; });
+        if (taken) {
+          Warn("hook " + file->path().string() + ": a command named /" + c.name +
+               " exists already (a prompt template, a skill or another hook's); its command was "
+               "not added");
+          continue;
+        }
+        std::string path = file->path().string(), cwd = opts.cwd.string();
+        bool project = path.rfind(cwd + "/", 0) == 0;
+        command_list.push_back({c.name, c.description, "", "extension",
+                                project ? "project" : "user", file->path()});
+        hook_commands.push_back({c.name, file});
+      }
+  }
+
   void HookMessage(const std::string& text, const std::string& deliver) {
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -509,8 +603,14 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   ac.context_window = llm::LookupModel(s.provider_name, model).context_window;
   ac.compaction = o.compaction;
 
-  s.gate = std::make_unique<PermissionBroker>(o.permissions, o.cwd,
-                                              [&s](agent::Event e) { s.Publish(std::move(e)); });
+  s.gate = std::make_unique<PermissionBroker>(o.permissions, o.cwd, [&s](agent::Event e) {
+    // A question that goes to the user is what Claude's Notification
+    // hook ("permission_prompt") reports.
+    if (e.type == agent::EventType::kPermissionRequested && s.agent_config.hooks)
+      s.agent_config.hooks->OnNotification(
+          {"permission_prompt", "sepp needs your permission to use " + e.tool});
+    s.Publish(std::move(e));
+  });
   ac.permission_gate = s.gate.get();
 
   std::vector<std::string> warnings;
@@ -541,9 +641,17 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);
+  const std::string skill_catalog = ext::SkillCatalogPrompt(*resources.skills);
   for (const auto& w : resources.warnings) s.Warn(w);
   if (!resources.skills->skills.empty()) {
     s.registry->Add(ext::MakeSkillTool(resources.skills));
+    // Sub-agents get the same skills: the tool and its catalog.
+    s.subagents->make_tools = [skills = resources.skills] {
+      auto registry = tools::MakeBuiltinTools();
+      registry->Add(ext::MakeSkillTool(skills));
+      return registry;
+    };
+    s.subagents->tool_prompts.push_back({"skill", skill_catalog});
     for (const auto& w : ext::LetCommandsReadSkillFolders(*resources.skills, &s.opts.policy))
       s.Warn(w);
   }
@@ -551,6 +659,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   if (o.extra_tools)
     for (auto& t : o.extra_tools()) s.registry->Add(std::move(t));
   s.LoadHooks();
+  s.AddHookCommands();
   if (!s.hooks.chain->empty()) {
     ac.hooks = s.hooks.chain.get();
     s.subagents->parent.hooks = ac.hooks;
@@ -559,7 +668,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   for (tools::Tool* t : s.registry->All()) tool_lines.push_back({t->name(), t->description()});
   ac.system_prompt = agent::BuildSystemPrompt(o.cwd, s.subagents->date, tool_lines,
                                               agent::FindContextFiles(o.cwd)) +
-                     ext::SkillCatalogPrompt(*resources.skills);
+                     skill_catalog;
 
   s.agent = std::make_unique<agent::Agent>(
       ac, *s.provider, *s.registry, [&s](const agent::Event& e) { s.OnAgentEvent(e); },
@@ -627,6 +736,8 @@ std::shared_ptr<Subscription> AgentSession::Subscribe(size_t capacity) {
 
 Status AgentSession::Prompt(const std::string& raw) {
   Impl& s = *impl_;
+  std::string args;
+  if (const auto* c = s.FindHookCommand(raw, &args)) return s.StartHookCommand(*c, std::move(args));
   const std::string text = s.commands.Expand(raw).value_or(raw);
   {
     std::lock_guard<std::mutex> lock(s.mu);
@@ -665,6 +776,9 @@ Status Enqueue(AgentSession::Impl& s, std::deque<std::string>& queue, const std:
 }  // namespace
 
 Status AgentSession::Steer(const std::string& raw) {
+  std::string args;
+  if (const auto* c = impl_->FindHookCommand(raw, &args))
+    return impl_->StartHookCommand(*c, std::move(args));
   bool now = false;
   Status st = Enqueue(*impl_, impl_->steering, impl_->commands.Expand(raw).value_or(raw), &now);
   if (!st.ok()) return st;
@@ -674,6 +788,9 @@ Status AgentSession::Steer(const std::string& raw) {
 }
 
 Status AgentSession::FollowUp(const std::string& raw) {
+  std::string args;
+  if (const auto* c = impl_->FindHookCommand(raw, &args))
+    return impl_->StartHookCommand(*c, std::move(args));
   bool now = false;
   Status st = Enqueue(*impl_, impl_->follow_up, impl_->commands.Expand(raw).value_or(raw), &now);
   if (!st.ok()) return st;
@@ -934,7 +1051,7 @@ std::string AgentSession::LastAssistantText() const {
 }
 
 const std::vector<ext::CommandInfo>& AgentSession::Commands() const {
-  return impl_->commands.List();
+  return impl_->command_list;
 }
 
 agent::Outcome AgentSession::LastOutcome() const {

@@ -174,7 +174,8 @@ class AgentSession {
   // ---- input
   // Prompt, Steer and FollowUp expand a slash command first: text
   // "/name args" naming a prompt template or a skill (Commands()) is sent
-  // as its expansion; any other text goes as written.
+  // as its expansion, one naming a hook's command runs it; any other text
+  // goes as written.
   // Starts a prompt now. If one is running: kind "busy" (use Steer/FollowUp).
   Status Prompt(const std::string& text);
   // Delivered at the next tool boundary of the running prompt; when idle,
@@ -248,9 +249,12 @@ class AgentSession {
   Json Tree() const;                            // {leaf, nodes:[{id,parent_id,type,label,children}]}
   std::string LastAssistantText() const;
   agent::Outcome LastOutcome() const;
-  // The slash commands from prompt templates and skills (loaded at Open),
-  // for the front ends' menus; their own commands (compact, ...) are not
-  // in it.
+  // The slash commands from prompt templates, skills and Lua hooks'
+  // sepp.register_command (loaded at Open; source "prompt", "skill",
+  // "extension"), for the front ends' menus; their own commands (compact,
+  // ...) are not in it. A hook's "/name args" runs its function (nothing
+  // goes to the model unless it sends a message); while a prompt runs it
+  // runs at once, and its error is the call's.
   const std::vector<ext::CommandInfo>& Commands() const;
   // The system prompt and tool definitions the next request carries (no
   // messages), for a front end to show what fills the window.

@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <set>
 
 #include "base/fd.h"
 #include "base/paths.h"
@@ -216,6 +217,36 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   };
   for (const auto& r : policy.read_roots) add_root(r, false);
   for (const auto& r : policy.write_roots) add_root(r, true);
+  // Read holes (policy.h): a folder inside a denied folder that no root
+  // shows is mounted alone; the denied folder's other entries never enter
+  // the sandbox. The denied folder itself, a file, or a hole in a denied
+  // folder a root shows (whose mask would cover it) is left out.
+  std::set<std::string> holes;
+  for (const auto& raw : policy.read_holes) {
+    const std::string& c = canonical(raw);
+    struct stat st {};
+    if (c.empty() || stat(c.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    bool itself = false;
+    std::string denied, shown_by;  // a denied folder that holds it, a root that shows that
+    for (const auto& d_raw : policy.deny_paths) {
+      if (IsNamePattern(d_raw)) continue;
+      const std::string& d = canonical(d_raw);
+      if (d.empty() || !IsUnder(c, d)) continue;
+      if (d == c) itself = true;
+      denied = d;
+      for (const auto& [root, write] : roots)
+        if (IsUnder(d, root)) shown_by = root;
+      if (!shown_by.empty()) break;
+    }
+    if (itself) continue;
+    if (!shown_by.empty()) {
+      plan.notes.push_back(c + " is not shown to the command: it lies in " + denied +
+                           ", which the sandbox masks inside " + shown_by);
+      continue;
+    }
+    if (!denied.empty()) holes.insert(c);
+    add_root(raw, false);
+  }
   // Writing "/" undoes the sandbox (every deny path and protected file lies
   // under it, and so do the start-up files that run outside it later).
   if (auto it = roots.find("/"); it != roots.end() && it->second)
@@ -365,7 +396,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
     bool visible = false;
     for (const auto& [root, write] : roots) {
       if (IsUnder(c, root)) visible = true;
-      if (root != c && IsUnder(root, c))
+      if (root != c && IsUnder(root, c) && !holes.count(root))
         return Error::Make("the sandbox policy both denies " + c + " and allows " + root +
                                " inside it; remove one of them",
                            "policy");

@@ -31,6 +31,12 @@ struct Policy {
   // Masked even inside allowed roots; "**/NAME" names a file anywhere in the
   // write roots and "!**/NAME" exempts one (name_patterns.h).
   std::vector<std::string> deny_paths;
+  // Folders shown read only inside a denied folder that no root shows (a
+  // skill's folder in sepp's home): only they are mounted there, and the
+  // rest of the denied folder stays out of the sandbox. Where a root shows
+  // the denied folder, its mask wins and the hole is left out (with a
+  // note). Not a way to unmask a deny path itself, nor a file.
+  std::vector<std::string> read_holes;
   // Read-only inside writable roots; a trailing "/" marks a folder (made
   // when missing); ".git/" stands for git's control surface (git_control.h).
   std::vector<std::string> protected_paths;

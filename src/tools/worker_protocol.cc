@@ -135,6 +135,7 @@ Json PolicyToJson(const sandbox::Policy& p) {
           {"read_roots", p.read_roots},
           {"write_roots", p.write_roots},
           {"deny_paths", p.deny_paths},
+          {"read_holes", p.read_holes},
           {"protected_paths", p.protected_paths},
           {"net", static_cast<int>(p.net)},
           {"allow_domains", p.allow_domains},
@@ -155,6 +156,7 @@ sandbox::Policy PolicyFromJson(const Json& j) {
   p.read_roots = Strings(j, "read_roots");
   p.write_roots = Strings(j, "write_roots");
   p.deny_paths = Strings(j, "deny_paths");
+  p.read_holes = Strings(j, "read_holes");
   p.protected_paths = Strings(j, "protected_paths");
   int net = j.value("net", 0);
   p.net = net == 1 ? sandbox::NetMode::kProxy : net == 2 ? sandbox::NetMode::kHost

@@ -86,12 +86,6 @@ TEST_F(ExtE2E, ASkillIsListedThenLoadedWhenUsedAndItsScriptRunsInTheSandbox) {
         "---\nname: greet\ndescription: Greets people in the house style. Use when asked to "
         "greet.\n---\nRun scripts/hello.sh and repeat what it prints.\n");
   Write(dir / "scripts/hello.sh", "echo hello-from-the-skill-script\n");
-  // A skill in sepp's own home, which the sandbox hides: its folder must not
-  // be offered to commands (the sandbox would refuse the whole policy), and
-  // the user is told why its scripts cannot run.
-  Write(home_ / ".sepp/skills/hidden-home/SKILL.md",
-        "---\nname: hidden-home\ndescription: Lives in sepp's home\n---\nbody\n");
-  Write(home_ / ".sepp/skills/hidden-home/scripts/x.sh", "echo x\n");
   std::string script_path = fs::canonical(dir).string() + "/scripts/hello.sh";
   Json script = Json::array(
       {{{"tool_calls", {{{"name", "skill"}, {"arguments", {{"name", "greet"}}}}}}},
@@ -117,8 +111,107 @@ TEST_F(ExtE2E, ASkillIsListedThenLoadedWhenUsedAndItsScriptRunsInTheSandbox) {
   // 3. The script runs through the sandbox, which can read the skill's folder.
   EXPECT_NE(ToolResultsOf(2).find("hello-from-the-skill-script"), std::string::npos)
       << ToolResultsOf(2);
-  EXPECT_NE(r.err.find("skill hidden-home: its scripts are in"), std::string::npos) << r.err;
-  EXPECT_NE(system.find("<name>hidden-home</name>"), std::string::npos);
+}
+
+// A sub-agent gets the skills like its parent: the catalog in its system
+// prompt and the skill tool; restricted to other tools, neither.
+TEST_F(ExtE2E, ASubagentSeesTheSkillCatalogAndLoadsASkill) {
+  Write(ws_ / ".sepp/skills/greet/SKILL.md",
+        "---\nname: greet\ndescription: Greets people in the house style.\n---\nSay hi-from-the-skill-body.\n");
+  Json script = Json::array(
+      {{{"tool_calls", {{{"name", "agent"}, {"arguments", {{"task", "greet the team"}}}}}}},
+       {{"tool_calls", {{{"name", "skill"}, {"arguments", {{"name", "greet"}}}}}}},
+       {{"text", "child greeted"}},
+       {{"tool_calls", {{{"name", "agent"}, {"arguments", {{"task", "list files"}, {"tools", {"ls"}}}}}}}},
+       {{"text", "child listed"}},
+       {{"text", "all done"}}});
+  auto r = Sepp({"-p", "delegate the greeting"}, script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto reqs = fp_.requests();
+  ASSERT_EQ(reqs.size(), 6u) << r.err;
+  auto has_tool = [](const Json& body, const std::string& name) {
+    for (const auto& t : body["tools"])
+      if (t.value("name", "") == name) return true;
+    return false;
+  };
+  std::string child_system = reqs[1].body["system"].dump();
+  EXPECT_NE(child_system.find("You are a sub-agent"), std::string::npos) << child_system;
+  EXPECT_NE(child_system.find("<skill><name>greet</name>"), std::string::npos) << child_system;
+  EXPECT_TRUE(has_tool(reqs[1].body, "skill"));
+  EXPECT_NE(ToolResultsOf(2).find("Say hi-from-the-skill-body."), std::string::npos) << ToolResultsOf(2);
+  // The second child may use ls only: no skill tool, no catalog.
+  std::string restricted = reqs[4].body["system"].dump();
+  EXPECT_NE(restricted.find("You are a sub-agent"), std::string::npos);
+  EXPECT_EQ(restricted.find("<available_skills>"), std::string::npos) << restricted;
+  EXPECT_FALSE(has_tool(reqs[4].body, "skill"));
+}
+
+// ~/.sepp/skills is inside sepp's home, which commands never see (sessions,
+// grants, settings): the skill's own folder is shown to them alone, read
+// only. Attacks: reading the rest of the home, a skill that is a link to
+// another folder of the home, a link inside the skill's folder that leads
+// back into the home, and writing the skill's folder.
+TEST_F(ExtE2E, ASkillInSeppsHomeRunsItsScriptWhileTheRestOfTheHomeStaysHidden) {
+  fs::path sepp_home = home_ / ".sepp";
+  fs::path dir = sepp_home / "skills/home-tool";
+  Write(dir / "SKILL.md", "---\nname: home-tool\ndescription: Lives in sepp's home\n---\nRun scripts/run.sh\n");
+  Write(dir / "scripts/run.sh", "echo home-skill-script-ran\n");
+  Write(sepp_home / "settings.json", "{\"secret\": \"settings-secret-e2e\"}\n");
+  Write(sepp_home / "sessions/s.jsonl", "session-secret-e2e\n");
+  fs::create_directory_symlink("../../sessions", dir / "back-home");
+  // A "skill" that is a link to another folder of the home.
+  Write(sepp_home / "private/SKILL.md", "---\nname: escape\ndescription: a link out\n---\nbody\n");
+  Write(sepp_home / "private/secret.txt", "private-secret-e2e\n");
+  fs::create_directory_symlink("../private", sepp_home / "skills/escape");
+  std::string real = fs::canonical(dir).string();
+  std::string home = fs::canonical(sepp_home).string();
+  std::string cmd = "sh " + real + "/scripts/run.sh; cat " + home + "/settings.json " + home +
+                    "/sessions/s.jsonl " + home + "/private/secret.txt " + real +
+                    "/back-home/s.jsonl; echo listing:; ls -a " + home + " " + home +
+                    "/skills; echo x > " + real + "/planted && echo wrote-the-skill";
+  Json script = Json::array(
+      {{{"tool_calls", {{{"name", "bash"}, {"arguments", {{"command", cmd}}}}}}},
+       {{"text", "done"}}});
+  auto r = Sepp({"-p", "run the home tool"}, script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string out = ToolResultsOf(1);
+  EXPECT_NE(out.find("home-skill-script-ran"), std::string::npos) << out;
+  for (const char* secret : {"settings-secret-e2e", "session-secret-e2e", "private-secret-e2e",
+                             "wrote-the-skill"})
+    EXPECT_EQ(out.find(secret), std::string::npos) << secret << " in " << out;
+  // The home shows only the skills folder, and that only the shown skill.
+  std::string listing = out.substr(out.find("listing:"));
+  EXPECT_NE(listing.find("skills"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("home-tool"), std::string::npos) << listing;
+  for (const char* name : {"settings.json", "sessions", "private", "escape"})
+    EXPECT_EQ(listing.find(name), std::string::npos) << name << " in " << listing;
+  EXPECT_FALSE(fs::exists(dir / "planted"));
+  // The link is loaded as a skill (its instructions are data) but not shown
+  // to commands, and the user is told.
+  EXPECT_NE(r.err.find("skill escape: its folder"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("skill home-tool:"), std::string::npos) << r.err;
+}
+
+// Run in a folder that holds the home, sepp's home is inside the workspace
+// and masked there: a skill in it cannot be shown (the mask covers it), the user is
+// told, and the session works.
+TEST_F(ExtE2E, ASkillInSeppsHomeCannotBeShownWhenTheWorkspaceHoldsTheHome) {
+  fs::path dir = home_ / ".sepp/skills/home-tool";
+  Write(dir / "SKILL.md", "---\nname: home-tool\ndescription: Lives in sepp's home\n---\nbody\n");
+  Write(dir / "scripts/run.sh", "echo home-skill-script-ran\n");
+  Write(home_ / ".sepp/settings.json", "{\"secret\": \"settings-secret-e2e\"}\n");
+  std::string real = fs::canonical(dir).string();
+  Json script = Json::array(
+      {{{"tool_calls", {{{"name", "bash"}, {"arguments", {{"command", "sh " + real + "/scripts/run.sh; cat " + fs::canonical(home_).string() + "/.sepp/settings.json; echo after"}}}}}}},
+       {{"text", "done"}}});
+  ws_ = root_;  // the workspace holds the home, and sepp's home in it
+  auto r = Sepp({"-p", "run it"}, script);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string out = ToolResultsOf(1);
+  EXPECT_NE(out.find("after"), std::string::npos) << out;
+  EXPECT_EQ(out.find("home-skill-script-ran"), std::string::npos) << out;
+  EXPECT_EQ(out.find("settings-secret-e2e"), std::string::npos) << out;
+  EXPECT_NE(r.err.find("skill home-tool: its scripts are in"), std::string::npos) << r.err;
 }
 
 TEST_F(ExtE2E, ExtListShowsEveryResourceWithSourceTrustAndErrors) {

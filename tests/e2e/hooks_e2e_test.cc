@@ -137,6 +137,71 @@ TEST_F(HooksE2E, ALuaHookDeniesRewritesAndAddsContext) {
   EXPECT_NE(r.out.find("finished"), std::string::npos);
 }
 
+// Claude's PermissionRequest: a PreToolUse hook asks, and with no one to
+// answer in -p, a PermissionRequest hook decides for the user, by Claude's
+// JSON (allow) or exit 2 (deny, stderr to the model).
+TEST_F(HooksE2E, APermissionRequestHookAnswersWhatAPreToolUseHookAsks) {
+  Write(root_ / "home" / ".sepp" / "hooks.json", R"json({"hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command":
+      "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"confirm it\"}}'"}]}],
+    "PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command":
+      "grep -q '\"command\":\"echo fine\"' && echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PermissionRequest\", \"decision\": {\"behavior\": \"allow\"}}}' || { echo 'not on my watch' >&2; exit 2; }"}]}]
+  }})json");
+  auto r = Run({"echo fine", "echo bad > planted.txt"}, {});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(Result(0).find("fine"), std::string::npos) << Result(0);
+  EXPECT_NE(Result(1).find("not run: a hook denied it: not on my watch"), std::string::npos) << Result(1);
+  EXPECT_FALSE(fs::exists(root_ / "ws" / "planted.txt"));
+}
+
+// sepp.register_command in -p: "/name args" runs the hook's function; a
+// command that sends nothing ends the run without a model call; one that
+// fails says why and exits 1; the events of a prompt reach the hooks.
+TEST_F(HooksE2E, AHookCommandRunsFromPrintMode) {
+  Write(root_ / "cmds.lua", R"lua(
+    sepp.register_command{name = "greet", run = function(args)
+      sepp.send_message("say hello to " .. args, {deliver = "follow_up"})
+    end}
+    sepp.register_command{name = "quiet", run = function(args) sepp.notify("quiet ran with " .. args) end}
+    sepp.register_command{name = "broken", run = function() error("the command broke") end}
+    sepp.on("before_agent_start", function(ev) return {system = "hook-system-addition"} end)
+    sepp.on("message_end", function(ev)
+      if ev.role == "assistant" then sepp.notify("assistant said " .. ev.text) end
+    end)
+  )lua");
+  std::string hook = (root_ / "cmds.lua").string();
+  fp_.SetScript({{"responses", {{{"text", "hello everyone"}}}}});
+  RunOptions o;
+  o.env = {{"PATH", "/usr/bin:/bin"},
+           {"HOME", (root_ / "home").string()},
+           {"SEPP_HOME", (root_ / "home" / ".sepp").string()},
+           {"ANTHROPIC_BASE_URL", fp_.base_url()},
+           {"ANTHROPIC_API_KEY", "sk-hooks-e2e"}};
+  o.cwd = (root_ / "ws").string();
+  size_t before = fp_.requests().size();
+  o.args = {"-p", "/greet the team", "--hook", hook};
+  auto greet = RunSepp(o);
+  ASSERT_EQ(greet.exit_code, 0) << greet.err;
+  EXPECT_NE(greet.out.find("hello everyone"), std::string::npos) << greet.out;
+  auto reqs = fp_.requests();
+  ASSERT_EQ(reqs.size(), before + 1);
+  EXPECT_NE(reqs.back().body["messages"].dump().find("say hello to the team"), std::string::npos);
+  EXPECT_NE(reqs.back().body["system"].dump().find("hook-system-addition"), std::string::npos);
+  EXPECT_NE(greet.err.find("assistant said hello everyone"), std::string::npos) << greet.err;
+
+  o.args = {"-p", "/quiet a b", "--hook", hook};
+  auto q = RunSepp(o);
+  EXPECT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_NE(q.err.find("quiet ran with a b"), std::string::npos) << q.err;
+  EXPECT_EQ(fp_.requests().size(), before + 1) << "no model call";
+
+  o.args = {"-p", "/broken", "--hook", hook};
+  auto b = RunSepp(o);
+  EXPECT_EQ(b.exit_code, 1) << b.err;
+  EXPECT_NE(b.err.find("the command broke"), std::string::npos) << b.err;
+  EXPECT_EQ(fp_.requests().size(), before + 1);
+}
+
 TEST_F(HooksE2E, ALoopingHookIsStoppedAndTheTurnGoesOn) {
   Write(root_ / "loop.lua", "sepp.on('tool_call', function(ev) while true do end end)");
   auto r = Run({"echo still-runs"}, {"--hook", (root_ / "loop.lua").string()});

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "agent/agent.h"
@@ -508,6 +509,150 @@ TEST_F(LuaLoopTest, ACallAHookDeniedCannotBeRunByRetryingIt) {
   // The retry repeats what ran (the rewritten arguments), judged by the hook again.
   EXPECT_NE(ResultOf("r2").find("allowed (hooked) (hooked)"), std::string::npos) << ResultOf("r2");
   EXPECT_EQ(gate.asked, 1) << "only the retry of the call that ran reached the user";
+}
+
+TEST_F(LuaLoopTest, BeforeAgentStartAddsToTheSystemPromptAndThePrompt) {
+  config_.system_prompt = "base";
+  provider_.queue.push_back(Assistant({Call("a", "echo", {{"text", "x"}})}, llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  Run(R"lua(
+    sepp.on("before_agent_start", function(ev)
+      return {system = "rules for " .. ev.prompt .. " (" .. ev.system_prompt .. ")", context = "started"}
+    end)
+  )lua", "go");
+  ASSERT_EQ(provider_.requests.size(), 2u);
+  for (const auto& r : provider_.requests) EXPECT_EQ(r.system, "base\n\nrules for go (base)");
+  EXPECT_EQ(provider_.requests[0].messages[0].Text(), "go\n\n<system-reminder>\nstarted\n</system-reminder>");
+}
+
+TEST_F(LuaLoopTest, ContextReplacesWhatTheModelSeesForOneRequestOnly) {
+  provider_.queue.push_back(Assistant({Call("a", "echo", {{"text", "secret-output"}})}, llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  Run(R"lua(
+    sepp.on("context", function(ev)
+      -- Hide tool outputs from the model: each tool result's text is replaced.
+      for _, m in ipairs(ev.messages) do
+        if m.role == "tool_result" then m.content = {{type = "text", text = "[hidden]"}} end
+      end
+      return {messages = ev.messages}
+    end)
+    sepp.on("context", function(ev)
+      -- The second handler sees the first one's messages.
+      local last = ev.messages[#ev.messages]
+      if last.role == "tool_result" then sepp.notify("second saw " .. last.content[1].text) end
+    end)
+  )lua", "go");
+  ASSERT_EQ(provider_.requests.size(), 2u);
+  EXPECT_EQ(provider_.requests[1].messages.back().Text(), "[hidden]");
+  EXPECT_EQ(ResultOf("a"), "secret-output") << "the session keeps its own context";
+  EXPECT_EQ(log_.notes, std::vector<std::string>{"info:second saw [hidden]"});
+}
+
+TEST_F(LuaLoopTest, ABadContextAnswerIsReportedAndTheRealContextGoes) {
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  auto o = Run(R"lua(
+    sepp.on("context", function(ev) return {messages = {{role = "wizard"}}} end)
+    sepp.on("context", function(ev) return {messages = {}} end)
+  )lua", "go");
+  EXPECT_EQ(o.status, agent::Outcome::Status::kDone);
+  ASSERT_EQ(provider_.requests.size(), 1u);
+  EXPECT_EQ(provider_.requests[0].messages[0].Text(), "go");
+  ASSERT_EQ(log_.reports.size(), 2u);
+  EXPECT_NE(log_.reports[0].find("bad message 1"), std::string::npos) << log_.reports[0];
+  EXPECT_NE(log_.reports[1].find("not a non-empty list"), std::string::npos) << log_.reports[1];
+}
+
+TEST_F(LuaLoopTest, MessageEndSeesEveryMessageInOrder) {
+  provider_.queue.push_back(Assistant({Call("a", "echo", {{"text", "x"}})}, llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  Run("sepp.on('message_end', function(ev) sepp.notify(ev.role .. ':' .. ev.text) end)", "go");
+  EXPECT_EQ(log_.notes, (std::vector<std::string>{"info:user:go", "info:assistant:",
+                                                  "info:tool_result:x", "info:assistant:done"}));
+}
+
+TEST_F(LuaLoopTest, PermissionRequestAnswersForTheUser) {
+  // No gate: without the hook, a call a hook asks about could not run.
+  provider_.queue.push_back(Assistant({Call("a", "echo", {{"text", "fine"}}),
+                                       Call("b", "echo", {{"text", "risky"}}),
+                                       Call("c", "echo", {{"text", "unsure"}})},
+                                      llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  Run(R"lua(
+    sepp.on("tool_call", "echo", function(ev) return {action = "ask", reason = "check " .. ev.input.text} end)
+    sepp.on("permission_request", "echo", function(ev)
+      if ev.input.text == "fine" then return {action = "allow"} end
+      if ev.input.text == "risky" then return {action = "deny", reason = "too risky (" .. ev.reason .. ")"} end
+    end)
+  )lua", "go");
+  EXPECT_EQ(ResultOf("a"), "fine");
+  EXPECT_NE(ResultOf("b").find("a hook denied it: too risky (a hook asks: check risky)"), std::string::npos)
+      << ResultOf("b");
+  EXPECT_NE(ResultOf("c").find("no one can answer"), std::string::npos) << ResultOf("c");
+}
+
+TEST_F(LuaLoopTest, PermissionRequestAnswersARetryWithoutAskingTheGate) {
+  AllowingGate gate;
+  config_.permission_gate = &gate;
+  provider_.queue.push_back(Assistant({Call("a", "echo", {{"text", "x"}})}, llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({Call("r", "retry_with_access",
+                                            {{"call_id", "a"}, {"domains", {"example.com"}},
+                                             {"justification", "please"}})},
+                                      llm::StopReason::kToolUse));
+  provider_.queue.push_back(Assistant({llm::ContentBlock::Text("done")}));
+  Run(R"lua(
+    sepp.on("permission_request", function(ev)
+      sepp.notify(ev.tool .. " wants " .. table.concat(ev.widenings, ", "))
+      return {action = "deny", reason = "no network"}
+    end)
+  )lua", "go");
+  EXPECT_EQ(gate.asked, 0);
+  EXPECT_NE(ResultOf("r").find("a hook denied it: no network"), std::string::npos) << ResultOf("r");
+  ASSERT_EQ(log_.notes.size(), 1u);
+  EXPECT_NE(log_.notes[0].find("echo wants"), std::string::npos) << log_.notes[0];
+  EXPECT_NE(log_.notes[0].find("example.com"), std::string::npos) << log_.notes[0];
+}
+
+TEST_F(LuaLoopTest, ErrorInterruptAndModelSelectAreObserved) {
+  provider_.queue.push_back(Error::Make("the provider fell over", "provider"));
+  file_ = Load(R"lua(
+    sepp.on("error", function(ev) sepp.notify("error " .. ev.kind .. ": " .. ev.message) end)
+    sepp.on("interrupt", function(ev) sepp.notify("interrupted") end)
+    sepp.on("model_select", function(ev) sepp.notify(ev.previous .. " -> " .. ev.model) end)
+  )lua", log_);
+  config_.hooks = file_.get();
+  agent::Agent a(config_, provider_, registry_, nullptr, nullptr);
+  EXPECT_EQ(a.Prompt("go", cancel_).status, agent::Outcome::Status::kError);
+  a.SetModel("m2");
+  a.SetModel("m2");  // no change, no event
+  cancel_.Cancel();
+  EXPECT_EQ(a.Prompt("again", cancel_).status, agent::Outcome::Status::kAborted);
+  EXPECT_EQ(log_.notes, (std::vector<std::string>{"info:error provider: the provider fell over",
+                                                  "info:m -> m2", "info:interrupted"}));
+}
+
+// The examples in examples/hooks load as written: every Lua file without
+// an error, hooks.json with every event known to sepp.
+TEST(HookExamples, LoadWithoutErrors) {
+  std::filesystem::path dir = std::filesystem::path(SEPP_SOURCE_DIR) / "examples/hooks";
+  HostLog log;
+  int lua = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".lua") continue;
+    ++lua;
+    auto f = LuaHookFile::Load(e.path(), log.Host());
+    EXPECT_TRUE(f.ok()) << e.path() << ": " << (f.ok() ? "" : f.error().message);
+  }
+  EXPECT_GE(lua, 3);
+  std::ifstream in(dir / "hooks.json");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::vector<std::string> skipped;
+  auto hooks = ParseHooksJson(text, dir / "hooks.json", &skipped);
+  ASSERT_TRUE(hooks.ok()) << hooks.error().message;
+  EXPECT_TRUE(skipped.empty()) << skipped[0];
+  std::set<std::string> events;
+  for (const auto& h : *hooks) events.insert(h.event);
+  EXPECT_TRUE(events.count("PermissionRequest") && events.count("Notification"));
+  EXPECT_TRUE(log.reports.empty());
 }
 
 // ---- loading and trust

@@ -145,29 +145,48 @@ TEST_F(Skills, HostileSkillFilesAreSkippedWithAReasonAndNeverBlock) {
   EXPECT_NE(why["binary"].find("not a text file"), std::string::npos) << why["binary"];
 }
 
-TEST_F(Skills, UserSkillFoldersBecomeReadableButNeverInsideADeniedPath) {
+// User skill folders become readable for commands; inside a denied path
+// (sepp's home) only as a hole of their own, and never one that leads out
+// of its skills folder, nor when a root shows the denied path.
+TEST_F(Skills, UserSkillFoldersBecomeReadableAndHolesOnlyInsideADeniedPath) {
   SkillSet set;
-  auto add = [&](const std::string& name, const fs::path& dir, const std::string& scope) {
+  auto add = [&](const std::string& name, const fs::path& dir, const std::string& scope,
+                 const fs::path& root) {
     Skill s;
     s.name = name;
     s.dir = dir;
     s.scope = scope;
+    s.root = root;
+    s.origin = root.filename().string();
     fs::create_directories(dir / "scripts");
     set.skills.push_back(s);
   };
-  add("claude", root_ / "home/.claude/skills/claude", "user");
-  add("hidden", root_ / "home/.sepp/skills/hidden", "user");
-  add("project", root_ / "ws/.agents/skills/project", "project");
-  add("inside", root_ / "ws/inside", "user");
+  add("claude", root_ / "home/.claude/skills/claude", "user", root_ / "home/.claude/skills");
+  add("hidden", root_ / "home/.sepp/skills/hidden", "user", root_ / "home/.sepp/skills");
+  // A "skill" whose folder is a link to elsewhere in sepp's home.
+  add("escape", root_ / "home/.sepp/sessions", "user", root_ / "home/.sepp/skills");
+  add("project", root_ / "ws/.agents/skills/project", "project", root_ / "ws/.agents/skills");
+  add("inside", root_ / "ws/inside", "user", root_ / "ws");
   sandbox::Policy p = sandbox::DefaultToolPolicy(root_ / "ws");
   p.deny_paths.push_back((root_ / "home/.sepp").string());
   auto before = p.read_roots;
   auto warnings = LetCommandsReadSkillFolders(set, &p);
   ASSERT_EQ(p.read_roots.size(), before.size() + 1);
   EXPECT_EQ(p.read_roots.back(), (root_ / "home/.claude/skills/claude").string());
+  EXPECT_EQ(p.read_holes, std::vector<std::string>{(root_ / "home/.sepp/skills/hidden").string()});
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("skill hidden: its scripts are in"), std::string::npos);
+  EXPECT_NE(warnings[0].find("skill escape: its folder"), std::string::npos) << warnings[0];
   EXPECT_TRUE(p.write_roots == sandbox::DefaultToolPolicy(root_ / "ws").write_roots);
+
+  // A root shows sepp's home: its mask would cover a hole, so none is made.
+  sandbox::Policy shown = sandbox::DefaultToolPolicy(root_ / "ws");
+  shown.deny_paths.push_back((root_ / "home/.sepp").string());
+  shown.read_roots.push_back((root_ / "home").string());
+  auto told = LetCommandsReadSkillFolders(set, &shown);
+  EXPECT_TRUE(shown.read_holes.empty());
+  bool said = false;
+  for (const auto& w : told) said |= w.find("skill hidden: its scripts are in") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 TEST_F(Skills, SkillRootsWalkAgentsFoldersUpToTheGitRootOnly) {

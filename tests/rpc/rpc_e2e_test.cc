@@ -347,5 +347,40 @@ TEST_F(RpcE2E, GetCommandsListsTemplatesAndSkillsAndAPromptExpands) {
   EXPECT_EQ(c.Wait(), 0) << Stderr();
 }
 
+// A Lua hook's sepp.register_command over pi's RPC: get_commands lists it
+// (source "extension"), and "/name args" runs it; what it sends with
+// sepp.send_message is the prompt the model gets.
+TEST_F(RpcE2E, AHookCommandIsListedAndRunsWhenPrompted) {
+  fs::create_directories(root_ / "home/hooks");
+  std::ofstream(root_ / "home/hooks/cmds.lua") << R"lua(
+    sepp.register_command{name = "greet", description = "Greets someone", run = function(args, ctx)
+      sepp.send_message("say hello to " .. args, {deliver = "follow_up"})
+    end}
+  )lua";
+  fp_.SetScript({{"responses", {{{"text", "hello there"}}}}});
+  Child c;
+  Start(c);
+  ASSERT_TRUE(c.Send(Json{{"id", "c"}, {"type", "get_commands"}}));
+  auto r = c.Until("response", "c");
+  ASSERT_FALSE(r.empty());
+  Json cmds = r.back()["data"]["commands"];
+  ASSERT_EQ(cmds.size(), 1u) << cmds.dump();
+  EXPECT_EQ(cmds[0]["name"], "greet");
+  EXPECT_EQ(cmds[0]["description"], "Greets someone");
+  EXPECT_EQ(cmds[0]["source"], "extension");
+  EXPECT_EQ(cmds[0]["location"], "user");
+  ASSERT_TRUE(c.Send(Json{{"id", "p"}, {"type", "prompt"}, {"message", "/greet the team"}}));
+  ASSERT_FALSE(c.Until("agent_settled").empty());
+  auto reqs = fp_.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  std::string sent = reqs[0].body["messages"].dump();
+  EXPECT_NE(sent.find("say hello to the team"), std::string::npos) << sent;
+  EXPECT_EQ(sent.find("/greet"), std::string::npos) << sent;
+  c.Send(Json{{"id", "t"}, {"type", "get_last_assistant_text"}});
+  EXPECT_EQ(c.Until("response", "t").back()["data"]["text"], "hello there");
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(), 0) << Stderr();
+}
+
 }  // namespace
 }  // namespace sepp::rpc_test

@@ -103,6 +103,58 @@ TEST_F(SandboxTest, SecretFilesAreMaskedButTheRestOfHomeIsReadable) {
   EXPECT_EQ(Sh("cat ~/.bashrc").output, "# rc\n");
 }
 
+// policy.read_holes: one folder of a denied folder that no root shows (a
+// skill's folder in sepp's home) is shown read only, and nothing else of
+// the denied folder; a read root inside a denied folder is still refused,
+// and where a root shows the denied folder its mask wins.
+TEST_F(SandboxTest, AReadHoleShowsOneFolderOfAHiddenOneAndNothingElse) {
+  fs::path sh = home_ / ".sepp";  // SEPP_HOME: denied by the default policy
+  Write(sh / "skills/tool/run.sh", "echo hole-script-ran\n");
+  Write(sh / "skills/other/notes.txt", "OTHERSKILL\n");
+  Write(sh / "settings.json", "SEPPSETTINGS\n");
+  fs::create_symlink("../../settings.json", sh / "skills/tool/back");
+  std::string h = fs::canonical(sh).string();
+  Policy p = DefaultToolPolicy(ws_);  // the home is not a root here
+  p.limits.timeout_s = 60;
+  p.read_holes.push_back((sh / "skills/tool").string());
+  auto r = RunArgv({"/bin/sh", "-c",
+                    "sh " + h + "/skills/tool/run.sh; cat " + h + "/settings.json " + h +
+                        "/skills/other/notes.txt " + h + "/skills/tool/back; echo LIST; ls -a " +
+                        h + " " + h + "/skills; echo x > " + h + "/skills/tool/planted && echo WROTE"},
+                   p);
+  ASSERT_EQ(r.error, "");
+  EXPECT_THAT(r.output, HasSubstr("hole-script-ran"));
+  EXPECT_THAT(r.output, Not(HasSubstr("SEPPSETTINGS")));
+  EXPECT_THAT(r.output, Not(HasSubstr("OTHERSKILL")));
+  EXPECT_THAT(r.output, Not(HasSubstr("WROTE")));
+  std::string listing = r.output.substr(r.output.find("LIST"));
+  EXPECT_THAT(listing, HasSubstr("tool"));
+  EXPECT_THAT(listing, Not(HasSubstr("settings.json")));
+  EXPECT_THAT(listing, Not(HasSubstr("other")));
+  EXPECT_FALSE(fs::exists(sh / "skills/tool/planted"));
+
+  // A read root inside a denied folder is not a hole: still refused.
+  Policy root_in_denied = DefaultToolPolicy(ws_);
+  root_in_denied.read_roots.push_back((home_ / ".ssh").string() + "/id_ed25519");
+  EXPECT_THAT(RunArgv({"/bin/cat", (home_ / ".ssh/id_ed25519").string()}, root_in_denied).error,
+              HasSubstr("both denies"));
+  // A hole that is a denied folder itself shows nothing.
+  Policy denied_itself = DefaultToolPolicy(ws_);
+  denied_itself.read_holes.push_back((home_ / ".ssh").string());
+  EXPECT_THAT(RunArgv({"/bin/sh", "-c", "cat " + fs::canonical(home_).string() + "/.ssh/id_ed25519"},
+                      denied_itself).output,
+              Not(HasSubstr("SECRETKEY")));
+  // The home a root (the fixture's policy): the mask over sepp's home wins.
+  Policy shown = policy_;
+  shown.read_holes.push_back((sh / "skills/tool").string());
+  auto masked = RunArgv({"/bin/sh", "-c", "cat " + h + "/skills/tool/run.sh " + h + "/settings.json; cat ~/.bashrc"},
+                        shown);
+  ASSERT_EQ(masked.error, "");
+  EXPECT_THAT(masked.output, Not(HasSubstr("hole-script-ran")));
+  EXPECT_THAT(masked.output, Not(HasSubstr("SEPPSETTINGS")));
+  EXPECT_THAT(masked.output, HasSubstr("# rc"));
+}
+
 TEST_F(SandboxTest, DotEnvInTheWorkspaceIsMasked) {
   Write(ws_ / ".env", "OPENAI_API_KEY=sk-SECRETENV\n");
   Write(ws_ / "README", "hello\n");

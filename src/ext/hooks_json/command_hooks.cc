@@ -318,4 +318,45 @@ void CommandHooks::OnSessionEnd(const agent::SessionInfo& in) {
   }
 }
 
+agent::PermissionVerdict CommandHooks::OnPermissionRequest(const agent::PermissionHookInfo& in) {
+  agent::PermissionVerdict out;
+  std::string name = ClaudeToolName(in.tool);
+  for (const CommandHook* h : Matching("PermissionRequest", name)) {
+    Json input = Common("PermissionRequest");
+    input["tool_name"] = name;
+    input["tool_input"] = ClaudeToolInput(in.tool, in.input);
+    input["tool_use_id"] = in.call_id;
+    agent::PermissionVerdict v;
+    Answer a = Run(*h, input);
+    if (a.exit_code == 2) {
+      v.decision = agent::PermissionVerdict::Decision::kDeny;
+      v.reason = Trim(a.stderr_text);
+    } else if (a.exit_code != 0) {
+      ReportFailure(*h, a);
+      continue;
+    } else if (const Json* s = Specific(a); s && s->contains("decision") && (*s)["decision"].is_object()) {
+      const Json& d = (*s)["decision"];
+      std::string behavior = StrOf(&d, "behavior");
+      if (behavior == "allow") v.decision = agent::PermissionVerdict::Decision::kAllow;
+      else if (behavior == "deny") v.decision = agent::PermissionVerdict::Decision::kDeny;
+      else if (!behavior.empty() && host_.report)
+        host_.report("PermissionRequest hook `" + h->command + "` answered behavior \"" + behavior +
+                     "\"; expected allow or deny: ignored");
+      v.reason = StrOf(&d, "message");
+    }
+    if (!agent::Merge(out, std::move(v))) break;
+  }
+  return out;
+}
+
+void CommandHooks::OnNotification(const agent::NotificationInfo& in) {
+  for (const CommandHook* h : Matching("Notification", in.type)) {
+    Json input = Common("Notification");
+    input["message"] = in.message;
+    input["notification_type"] = in.type;
+    Answer a = Run(*h, input);
+    if (a.exit_code != 0 && a.exit_code != 2) ReportFailure(*h, a);
+  }
+}
+
 }  // namespace sepp::ext

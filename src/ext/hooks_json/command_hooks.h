@@ -11,6 +11,8 @@
 //     a tool call, erases a prompt, keeps the agent going at Stop, cancels a
 //     compaction, shows the model stderr after a PostToolUse;
 //   - any other exit: a non-blocking error, reported with its first line.
+// PermissionRequest answers hookSpecificOutput.decision = {behavior: "allow"
+// | "deny", message} (exit 2 denies with stderr); Notification is observed.
 // Injected context reaches the model in Claude's words:
 // "PreToolUse:Bash hook additional context: ...".
 //
@@ -52,6 +54,8 @@ class CommandHooks : public agent::LoopHooks {
   void OnSubagentStart(const agent::SubagentInfo& in) override;
   agent::SessionStartVerdict OnSessionStart(const agent::SessionInfo& in) override;
   void OnSessionEnd(const agent::SessionInfo& in) override;
+  agent::PermissionVerdict OnPermissionRequest(const agent::PermissionHookInfo& in) override;
+  void OnNotification(const agent::NotificationInfo& in) override;
 
   // What one command did, parsed.
   struct Answer {

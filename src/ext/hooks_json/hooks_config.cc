@@ -10,7 +10,8 @@ namespace sepp::ext {
 const std::vector<std::string>& CommandHookEvents() {
   static const std::vector<std::string> kEvents = {
       "PreToolUse", "PostToolUse",   "PostToolBatch", "UserPromptSubmit", "Stop",
-      "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd"};
+      "SubagentStart", "SubagentStop", "PreCompact", "SessionStart", "SessionEnd",
+      "PermissionRequest", "Notification"};
   return kEvents;
 }
 

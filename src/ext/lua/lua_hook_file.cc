@@ -32,6 +32,14 @@ constexpr EventSpec kEvents[] = {
     {"subagent_stop", "nothing (observe)"},
     {"session_start", "{context}"},
     {"session_end", "nothing (observe)"},
+    {"before_agent_start", "{system, context}"},
+    {"context", "{messages}: the messages sent instead, this request only"},
+    {"message_end", "nothing (observe)"},
+    {"permission_request", "allow | deny{reason}"},
+    {"model_select", "nothing (observe)"},
+    {"error", "nothing (observe)"},
+    {"interrupt", "nothing (observe)"},
+    {"notification", "nothing (observe)"},
 };
 
 bool KnownEvent(const std::string& e) {
@@ -659,6 +667,106 @@ void LuaHookFile::OnSessionEnd(const agent::SessionInfo& in) {
   if (!Handles("session_end")) return;
   Json ev = {{"reason", in.reason}, {"session_id", in.session_id}};
   Dispatch("session_end", "", ev, 0, false, [](const Json&, bool, const Handler&) { return true; });
+}
+
+agent::AgentStartPatch LuaHookFile::BeforeAgentStart(const agent::AgentStartInfo& in) {
+  agent::AgentStartPatch out;
+  if (!Handles("before_agent_start")) return out;
+  Json ev = {{"prompt", in.prompt}, {"system_prompt", in.system_prompt}};
+  Dispatch("before_agent_start", "", ev, 0, in.subagent,
+           [&](const Json& a, bool failed, const Handler&) {
+             if (!failed && !a.is_null()) agent::Merge(out, {Str(a, "system"), Str(a, "context")});
+             return true;
+           });
+  return out;
+}
+
+agent::ContextPatch LuaHookFile::OnContext(const agent::ContextInfo& in) {
+  agent::ContextPatch out;
+  if (!Handles("context")) return out;  // the messages are not converted for nobody
+  Json messages = Json::array();
+  for (const llm::Message& m : *in.messages) messages.push_back(llm::ToJson(m));
+  Json ev = {{"turn", in.turn}, {"messages", messages}};
+  Dispatch("context", "", ev, in.turn, in.subagent, [&](const Json& a, bool failed, const Handler&) {
+    if (failed || a.is_null() || !a.contains("messages")) return true;
+    const Json& list = a["messages"];
+    // An empty Lua table encodes as {}: no messages is not a request to send.
+    if (!list.is_array() || list.empty()) {
+      Report("context handler returned messages that are not a non-empty list: ignored");
+      return true;
+    }
+    std::vector<llm::Message> replaced;
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto m = llm::MessageFromJson(list[i]);
+      if (!m.ok()) {
+        Report("context handler returned a bad message " + std::to_string(i + 1) + ": " +
+               m.error().message + "; ignored");
+        return true;
+      }
+      replaced.push_back(std::move(*m));
+    }
+    ev["messages"] = list;  // the next handler sees this one's messages
+    agent::Merge(out, {std::move(replaced)});
+    return true;
+  });
+  return out;
+}
+
+void LuaHookFile::OnMessageEnd(const agent::MessageEndInfo& in) {
+  if (!Handles("message_end")) return;
+  const llm::Message& m = *in.message;
+  Json ev = llm::ToJson(m);
+  ev["text"] = m.Text();
+  Dispatch("message_end", "", ev, 0, in.subagent, [](const Json&, bool, const Handler&) { return true; });
+}
+
+agent::PermissionVerdict LuaHookFile::OnPermissionRequest(const agent::PermissionHookInfo& in) {
+  agent::PermissionVerdict out;
+  if (!Handles("permission_request")) return out;
+  Json ev = {{"tool", in.tool},
+             {"call_id", in.call_id},
+             {"input", in.input},
+             {"reason", in.reason},
+             {"widenings", in.widenings}};
+  Dispatch("permission_request", in.tool, ev, 0, in.subagent,
+           [&](const Json& a, bool failed, const Handler&) {
+             if (failed || a.is_null()) return true;
+             std::string action, problem;
+             if (!Action(a, {"allow", "deny", "continue"}, &action, &problem)) {
+               Report("permission_request handler " + problem);
+               return true;
+             }
+             agent::PermissionVerdict v;
+             if (action == "allow") v.decision = agent::PermissionVerdict::Decision::kAllow;
+             if (action == "deny") v.decision = agent::PermissionVerdict::Decision::kDeny;
+             v.reason = Str(a, "reason");
+             return agent::Merge(out, std::move(v));
+           });
+  return out;
+}
+
+void LuaHookFile::OnModelSelect(const agent::ModelSelectInfo& in) {
+  if (!Handles("model_select")) return;
+  Json ev = {{"model", in.model}, {"previous", in.previous}};
+  Dispatch("model_select", "", ev, 0, false, [](const Json&, bool, const Handler&) { return true; });
+}
+
+void LuaHookFile::OnError(const agent::PromptEndInfo& in) {
+  if (!Handles("error")) return;
+  Json ev = {{"kind", in.kind}, {"message", in.message}, {"turn", in.turn}};
+  Dispatch("error", "", ev, in.turn, in.subagent, [](const Json&, bool, const Handler&) { return true; });
+}
+
+void LuaHookFile::OnInterrupt(const agent::PromptEndInfo& in) {
+  if (!Handles("interrupt")) return;
+  Json ev = {{"turn", in.turn}};
+  Dispatch("interrupt", "", ev, in.turn, in.subagent, [](const Json&, bool, const Handler&) { return true; });
+}
+
+void LuaHookFile::OnNotification(const agent::NotificationInfo& in) {
+  if (!Handles("notification")) return;
+  Json ev = {{"type", in.type}, {"message", in.message}};
+  Dispatch("notification", "", ev, 0, false, [](const Json&, bool, const Handler&) { return true; });
 }
 
 }  // namespace sepp::ext

@@ -90,6 +90,14 @@ class LuaHookFile : public agent::LoopHooks,
   void OnSubagentStop(const agent::SubagentInfo& in) override;
   agent::SessionStartVerdict OnSessionStart(const agent::SessionInfo& in) override;
   void OnSessionEnd(const agent::SessionInfo& in) override;
+  agent::AgentStartPatch BeforeAgentStart(const agent::AgentStartInfo& in) override;
+  agent::ContextPatch OnContext(const agent::ContextInfo& in) override;
+  void OnMessageEnd(const agent::MessageEndInfo& in) override;
+  agent::PermissionVerdict OnPermissionRequest(const agent::PermissionHookInfo& in) override;
+  void OnModelSelect(const agent::ModelSelectInfo& in) override;
+  void OnError(const agent::PromptEndInfo& in) override;
+  void OnInterrupt(const agent::PromptEndInfo& in) override;
+  void OnNotification(const agent::NotificationInfo& in) override;
 
   // For the registered tools (lua_tool.cc): runs the tool's function.
   tools::ToolResult RunTool(int ref, const std::string& tool, const Json& args);

@@ -28,6 +28,7 @@ struct Skill {
   std::string body;                // the instructions, front matter removed
   std::string scope;               // "project" or "user"
   std::string origin;              // the folder it was found in ("~/.claude/skills", ...)
+  std::filesystem::path root;      // that folder, canonical
   // Found in a .claude/skills folder: written for Claude Code, whose skill
   // bodies take its argument rules ($ARGUMENTS, $0, ...) and
   // ${CLAUDE_SKILL_DIR}.

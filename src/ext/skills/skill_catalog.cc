@@ -118,6 +118,7 @@ SkillSet LoadSkills(const std::vector<SkillRoot>& roots) {
       Skill& s = *parsed;
       s.scope = root.scope;
       s.origin = root.label;
+      s.root = canon;
       s.claude_rules = root.dir.parent_path().filename() == ".claude";
       info.name = s.name;
       info.errors = s.warnings;
