@@ -154,6 +154,18 @@ struct SearchProvider {
   std::function<std::vector<Json>(const Json&)> results;  // {title, url, snippet}
 };
 
+// {title, url, snippet} from a provider's list of result objects, whose
+// snippet is in snippet_key.
+std::vector<Json> ResultsFrom(const Json& list, const char* snippet_key) {
+  std::vector<Json> r;
+  if (!list.is_array()) return r;
+  for (const auto& x : list)
+    if (x.is_object())
+      r.push_back({{"title", x.value("title", "")}, {"url", x.value("url", "")},
+                   {"snippet", x.value(snippet_key, "")}});
+  return r;
+}
+
 std::vector<SearchProvider> ConfiguredProviders(const std::string& query, int count) {
   std::vector<SearchProvider> out;
   if (const char* base = std::getenv("SEPP_SEARXNG_URL"); base && *base) {
@@ -163,14 +175,7 @@ std::vector<SearchProvider> ConfiguredProviders(const std::string& query, int co
     while (!b.empty() && b.back() == '/') b.pop_back();
     p.request.url = b + "/search?format=json&q=" + PercentEncode(query);
     if (auto u = net::ParseUrl(p.request.url); u.ok()) p.host = u->host;
-    p.results = [](const Json& j) {
-      std::vector<Json> r;
-      for (const auto& x : j.value("results", Json::array()))
-        if (x.is_object())
-          r.push_back({{"title", x.value("title", "")}, {"url", x.value("url", "")},
-                       {"snippet", x.value("content", "")}});
-      return r;
-    };
+    p.results = [](const Json& j) { return ResultsFrom(j.value("results", Json::array()), "content"); };
     out.push_back(std::move(p));
   }
   if (const char* key = std::getenv("BRAVE_API_KEY"); key && *key) {
@@ -181,12 +186,8 @@ std::vector<SearchProvider> ConfiguredProviders(const std::string& query, int co
                     "&q=" + PercentEncode(query);
     p.request.headers = {{"Accept", "application/json"}, {"X-Subscription-Token", key}};
     p.results = [](const Json& j) {
-      std::vector<Json> r;
-      for (const auto& x : j.value("web", Json::object()).value("results", Json::array()))
-        if (x.is_object())
-          r.push_back({{"title", x.value("title", "")}, {"url", x.value("url", "")},
-                       {"snippet", x.value("description", "")}});
-      return r;
+      Json web = j.value("web", Json::object());
+      return ResultsFrom(web.is_object() ? web.value("results", Json::array()) : Json::array(), "description");
     };
     out.push_back(std::move(p));
   }
@@ -199,14 +200,7 @@ std::vector<SearchProvider> ConfiguredProviders(const std::string& query, int co
     p.request.headers = {{"Content-Type", "application/json"},
                          {"Authorization", std::string("Bearer ") + key}};
     p.request.body = Json{{"query", query}, {"max_results", count}}.dump();
-    p.results = [](const Json& j) {
-      std::vector<Json> r;
-      for (const auto& x : j.value("results", Json::array()))
-        if (x.is_object())
-          r.push_back({{"title", x.value("title", "")}, {"url", x.value("url", "")},
-                       {"snippet", x.value("content", "")}});
-      return r;
-    };
+    p.results = [](const Json& j) { return ResultsFrom(j.value("results", Json::array()), "content"); };
     out.push_back(std::move(p));
   }
   return out;

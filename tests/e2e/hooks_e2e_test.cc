@@ -10,6 +10,7 @@
 #include "base/ids.h"
 #include "e2e/run_sepp.h"
 #include "support/fake_provider.h"
+#include "support/tool_results.h"
 
 namespace sepp::e2e {
 namespace {
@@ -99,17 +100,8 @@ class HooksE2E : public ::testing::Test {
     return "(no user message)";
   }
   std::string ResultFor(const std::string& id) {
-    for (const auto& r : fp_.requests())
-      for (const auto& m : r.body.value("messages", Json::array()))
-        if (m.value("role", "") == "user" && m["content"].is_array())
-          for (const auto& b : m["content"])
-            if (b.value("type", "") == "tool_result" && b.value("tool_use_id", "") == id) {
-              if (b["content"].is_string()) return b["content"];
-              std::string t;
-              for (const auto& c : b["content"]) t += c.value("text", "");
-              return t;
-            }
-    return "(no result)";
+    std::string r = fake::LastToolResult(fp_, id);
+    return r.empty() ? "(no result)" : r;
   }
   std::string C(size_t i) const { return "r" + std::to_string(run_) + "c" + std::to_string(i); }
   std::string Result(size_t i) { return ResultFor(C(i)); }

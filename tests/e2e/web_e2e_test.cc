@@ -9,6 +9,7 @@
 #include "e2e/run_sepp.h"
 #include "net/http_server.h"
 #include "support/fake_provider.h"
+#include "support/tool_results.h"
 
 namespace sepp::e2e {
 namespace {
@@ -54,23 +55,7 @@ class WebE2E : public ::testing::Test {
     o.cwd = (root_ / "ws").string();
     return RunSepp(o);
   }
-  // The last result for call id (the fake's log spans every run of a test).
-  std::string ResultFor(const std::string& id) {
-    std::string last;
-    for (const auto& r : fp_.requests())
-      for (const auto& m : r.body.value("messages", Json::array()))
-        if (m.value("role", "") == "user" && m["content"].is_array())
-          for (const auto& b : m["content"])
-            if (b.value("type", "") == "tool_result" && b.value("tool_use_id", "") == id) {
-              if (b["content"].is_string()) {
-                last = b["content"];
-              } else {
-                last.clear();
-                for (const auto& c : b["content"]) last += c.value("text", "");
-              }
-            }
-    return last;
-  }
+  std::string ResultFor(const std::string& id) { return fake::LastToolResult(fp_, id); }
   std::string PageUrl() { return "http://localhost:" + std::to_string(web_->port()) + "/page"; }
   fs::path root_;
   std::unique_ptr<net::HttpServer> web_;

@@ -15,6 +15,7 @@
 #include "base/ids.h"
 #include "e2e/run_sepp.h"
 #include "support/fake_provider.h"
+#include "support/tool_results.h"
 
 namespace sepp::e2e {
 namespace {
@@ -94,20 +95,7 @@ class WorkspaceE2E : public ::testing::Test {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return Json::parse(r.out, nullptr, false);
   }
-  // The text of the tool result the model saw for call id.
-  std::string ResultFor(const std::string& id) {
-    for (const auto& r : fp_.requests())
-      for (const auto& m : r.body.value("messages", Json::array()))
-        if (m.value("role", "") == "user" && m["content"].is_array())
-          for (const auto& b : m["content"])
-            if (b.value("type", "") == "tool_result" && b.value("tool_use_id", "") == id) {
-              if (b["content"].is_string()) return b["content"];
-              std::string t;
-              for (const auto& c : b["content"]) t += c.value("text", "");
-              return t;
-            }
-    return "";
-  }
+  std::string ResultFor(const std::string& id) { return fake::LastToolResult(fp_, id); }
   fs::path root_, repo_;
   fake::FakeProvider fp_;
 };

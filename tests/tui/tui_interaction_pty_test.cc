@@ -14,20 +14,7 @@
 namespace sepp::front::tui {
 namespace {
 
-// The text of the tool result the model saw for call id (last request).
-std::string ResultFor(fake::FakeProvider& fp, const std::string& id) {
-  for (const auto& r : fp.requests())
-    for (const auto& m : r.body.value("messages", Json::array()))
-      if (m.value("role", "") == "user" && m["content"].is_array())
-        for (const auto& b : m["content"])
-          if (b.value("type", "") == "tool_result" && b.value("tool_use_id", "") == id) {
-            if (b["content"].is_string()) return b["content"];
-            std::string t;
-            for (const auto& c : b["content"]) t += c.value("text", "");
-            return t;
-          }
-  return "";
-}
+std::string ResultFor(fake::FakeProvider& fp, const std::string& id) { return fake::LastToolResult(fp, id); }
 
 void Touch(const fs::path& p) { std::ofstream(p) << "go\n"; }
 
