@@ -277,8 +277,8 @@ class WebSearchTool : public Tool {
         continue;
       }
       Json j = Json::parse(o.response->body, nullptr, false);
-      if (j.is_discarded()) {
-        out += "Error: the provider's answer is not JSON";
+      if (j.is_discarded() || !j.is_object()) {
+        out += "Error: the provider's answer is not a JSON object";
         continue;
       }
       auto results = p.results(j);
