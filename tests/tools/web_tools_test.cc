@@ -49,6 +49,26 @@ TEST(HtmlToMarkdown, PrefersMainAndSurvivesBrokenMarkup) {
   EXPECT_EQ(DecodeEntities("&#1114112;"), "&#1114112;");  // beyond Unicode: left as written
 }
 
+// Hostile pages: random soups of tags, quotes, entities and bytes. The
+// reader must end, never throw, and never keep a dropped element's text.
+TEST(HtmlToMarkdown, SurvivesRandomTagSoup) {
+  const char* pieces[] = {"<",      ">",     "</",      "<p>",    "<pre>",  "</pre>", "<script>",
+                          "</script>", "&",  "&#",      "&#x",    ";",      "\"",     "'",
+                          "<a href=", "<!--", "-->",     "<li>",   "<ol>",   "</ul>",  "<main>",
+                          "text",   " ",     "\n",      "\xff",   "\0",    "SECRET"};
+  uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1103515245u + 12345u; };
+  for (int round = 0; round < 3000; ++round) {
+    std::string page;
+    int n = static_cast<int>(next() % 60);
+    for (int i = 0; i < n; ++i) page += pieces[(next() >> 8) % (sizeof pieces / sizeof *pieces)];
+    HtmlText t = HtmlToMarkdown(page);
+    EXPECT_LE(t.markdown.size(), page.size() * 4 + 16) << page;
+  }
+  HtmlText hidden = HtmlToMarkdown("<p>a</p><script>SECRET<p>x</p></script><p>b</p>");
+  EXPECT_EQ(hidden.markdown.find("SECRET"), std::string::npos) << hidden.markdown;
+}
+
 TEST(ResolveLocation, HandlesEveryFormAndRefusesOtherSchemes) {
   EXPECT_EQ(ResolveLocation("http://a.test/x/y?q", "/z"), "http://a.test/z");
   EXPECT_EQ(ResolveLocation("http://a.test/x/y?q", "z"), "http://a.test/x/z");
