@@ -3,7 +3,9 @@
 // token from the URL fragment and keeps it out of the address bar, a prompt
 // sent through the API appears live as Markdown, a permission request is
 // answered from the page and the agent goes on, hostile Markdown stays
-// text, and the page needs nothing the CSP forbids. A screenshot is kept in
+// text, an edit's diff is coloured, a sub-agent appears in the tree and can
+// be shown alone, the filter works, and the page needs nothing the CSP
+// forbids. A screenshot is kept in
 // the build folder ($SEPP_UI_ARTIFACTS/inspector.png).
 //
 // Run by ctest as:
@@ -150,6 +152,34 @@ test("the inspector shows a live prompt, answers a permission from the page, and
   assert.equal(resolved.length, 1);
   assert.equal(resolved[0].data.status, "accept");
 
+  // An edit's diff and a sub-agent: the diff coloured, the sub-agent in the
+  // tree under its call, and choosing it shows only its events.
+  fs.writeFileSync(path.join(cwd, "notes.txt"), "alpha\nbeta\n");
+  await script([
+    { tool_calls: [
+      { id: "e1", name: "edit", arguments: { path: path.join(cwd, "notes.txt"), old_string: "beta", new_string: "gamma" } },
+      { id: "a1", name: "agent", arguments: { task: "summarise the notes" } },
+    ] },
+    { text: "the sub-agent report" },
+    { text: "all done" },
+  ]);
+  assert.equal(await post("/v1/sessions/ui1/messages", { message: "edit and delegate" }), 204);
+  await page.waitForFunction(() => [...document.querySelectorAll(".card.assistant")].some((c) => c.textContent.includes("all done")), { timeout: 30000 });
+  const diff = await page.$$eval(".result pre.diff", (ps) => ps.map((p) => ({
+    add: [...p.querySelectorAll(".diff-add")].map((s) => s.textContent).join(""),
+    del: [...p.querySelectorAll(".diff-del")].map((s) => s.textContent).join(""),
+  })));
+  assert.equal(diff.length, 1, "the edit's output is drawn as a diff");
+  assert.match(diff[0].add, /\+gamma/);
+  assert.match(diff[0].del, /-beta/);
+  const child = await page.$eval('#tree .node:not([data-agent=""])', (b) => { b.click(); return b.dataset.agent; });
+  assert.ok(child, "the sub-agent is in the tree");
+  const visible = await page.$$eval("#conversation > .card", (cs) => cs.filter((c) => !c.classList.contains("filtered"))
+    .map((c) => ({ agent: c.dataset.agent, text: c.textContent })));
+  assert.ok(visible.length > 0 && visible.every((c) => c.agent === child), "only the sub-agent's cards are shown");
+  assert.ok(visible.some((c) => c.text.includes("the sub-agent report")), JSON.stringify(visible));
+  await page.click('#tree .node[data-agent=""]');
+
   // Filtering: the text filter hides the cards without the text.
   await page.type("#filter-text", "finished the report");
   const shown = await page.$$eval("#conversation > .card", (cs) => cs.filter((c) => !c.classList.contains("filtered")).length);
@@ -158,6 +188,7 @@ test("the inspector shows a live prompt, answers a permission from the page, and
   await page.$eval("#filter-text", (i) => { i.value = ""; i.dispatchEvent(new Event("input")); });
 
   fs.mkdirSync(artifacts, { recursive: true });
+  await page.$eval("#conversation", (c) => { c.scrollTop = c.scrollHeight; });  // the diff and the sub-agent in view
   await page.screenshot({ path: path.join(artifacts, "inspector.png"), fullPage: true });
   assert.deepEqual(problems, [], "the page ran without errors or CSP violations");
 });
