@@ -308,7 +308,10 @@ void ServeServer::ServeUi(const net::HttpServerRequest& req, net::ResponseWriter
   if (req.method != "GET") return MethodNotAllowed(w, {}, "GET");
   // "/ui" -> "/ui/", so the page's relative links resolve under /ui/ (the
   // fragment with the token is kept by the browser across the redirect).
-  if (path == "/ui") return (void)w.Send(308, {{"Location", "/ui/"}}, "");
+  if (path == "/ui") {
+    size_t q = req.target.find('?');
+    return (void)w.Send(308, {{"Location", "/ui/" + (q == std::string::npos ? "" : req.target.substr(q))}}, "");
+  }
   const UiFile* file = FindUiFile(std::string_view(path).substr(4));
   if (!file)
     return SendProblem(w, {}, 404, problem::kNotFound,
