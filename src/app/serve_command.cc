@@ -172,6 +172,13 @@ int RunServeCommand(int argc, char** argv) {
     std::printf("sepp serve: store %s\n", (*log)->location().c_str());
   if (generated) std::printf("sepp serve: token %s (shown once; clients send it as Bearer)\n", token.c_str());
   if (no_token) std::printf("sepp serve: no token: any local process can use this server\n");
+  // The inspector's address; a generated token rides in the fragment, which
+  // the browser never sends and the page moves into the tab's storage.
+  std::string ui = "http://" + shown_host + ":" + std::to_string(server.port()) + "/ui/";
+  if (generated)
+    std::printf("sepp serve: inspector %s#token=%s\n", ui.c_str(), token.c_str());
+  else
+    std::printf("sepp serve: inspector %s%s\n", ui.c_str(), no_token ? "" : " (it asks for your --token)");
   std::fflush(stdout);
   int sig = 0;
   sigwait(&stop_signals, &sig);

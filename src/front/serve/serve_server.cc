@@ -7,6 +7,7 @@
 #include "front/serve/openapi.h"
 #include "front/serve/problem.h"
 #include "front/serve/query.h"
+#include "front/serve/ui_assets.h"
 #include "sandbox/defaults.h"
 #include "tools/tool_worker.h"
 
@@ -129,6 +130,9 @@ void ServeServer::Handle(const net::HttpServerRequest& req, net::ResponseWriter&
     return SendEmpty(w, cors, 204);
   }
   const std::string path = req.Path();
+  // The inspector's own files hold no data and no token (the page brings
+  // the token itself, docs/serve.md), so they are served without one.
+  if (path == "/ui" || StartsWith(path, "/ui/")) return ServeUi(req, w);
   // Probes and the landing document need no token; they reveal nothing.
   bool open = path == "/" || path == "/v1/health" || path == "/v1/openapi.json";
   if (!open && !guard_.token.empty()) {
@@ -326,6 +330,22 @@ void ServeServer::RouteSessions(const net::HttpServerRequest& req, net::Response
     return answer(sessions_->Terminate(id));
   }
   SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
+}
+
+void ServeServer::ServeUi(const net::HttpServerRequest& req, net::ResponseWriter& w) {
+  const std::string path = req.Path();
+  if (req.method != "GET") return MethodNotAllowed(w, {}, "GET");
+  // "/ui" -> "/ui/", so the page's relative links resolve under /ui/ (the
+  // fragment with the token is kept by the browser across the redirect).
+  if (path == "/ui") {
+    size_t q = req.target.find('?');
+    return (void)w.Send(308, {{"Location", "/ui/" + (q == std::string::npos ? "" : req.target.substr(q))}}, "");
+  }
+  const UiFile* file = FindUiFile(std::string_view(path).substr(4));
+  if (!file)
+    return SendProblem(w, {}, 404, problem::kNotFound,
+                       "the inspector has no file " + Shown(path) + "; open /ui/");
+  w.Send(200, UiHeaders(file->name), file->content);
 }
 
 Json ServeServer::AgentInfo(bool with_config) {

@@ -47,6 +47,8 @@ class ServeServer {
   void RouteSessions(const net::HttpServerRequest& req, net::ResponseWriter& w,
                      const net::Headers& cors, const std::vector<std::string>& seg,
                      const Query& query);
+  // GET /ui/...: the inspector's embedded files (ui_assets.h).
+  void ServeUi(const net::HttpServerRequest& req, net::ResponseWriter& w);
   Json AgentInfo(bool with_config);
 
   ServeOptions options_;
