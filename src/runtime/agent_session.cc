@@ -22,6 +22,7 @@
 #include "runtime/permission_broker.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
+#include "tools/search_tools.h"
 #include "tools/tool.h"
 #include "tools/web_tools.h"
 
@@ -617,7 +618,11 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.subagents = std::make_shared<agent::SubagentRuntime>();
   if (o.make_provider) s.subagents->make_provider = o.make_provider;
   else s.subagents->make_provider = [cfg = o.provider] { return llm::MakeProvider(cfg); };
-  s.subagents->make_tools = [] { return tools::MakeBuiltinTools(); };
+  s.subagents->make_tools = [] {
+    auto r = tools::MakeBuiltinTools();
+    tools::AddSearchTools(*r);
+    return r;
+  };
   if (!o.no_session)
     s.subagents->open_child_session = [&s](const std::string& task, const std::string& name) {
       auto binding = s.Bind();
@@ -638,6 +643,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
 
   s.registry = tools::MakeBuiltinTools();
   for (auto& t : tools::MakeWebTools()) s.registry->Add(std::move(t));
+  tools::AddSearchTools(*s.registry);
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);

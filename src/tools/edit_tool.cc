@@ -24,6 +24,7 @@
 #include "tools/diff.h"
 #include "tools/file_access.h"
 #include "tools/files.h"
+#include "tools/frecency.h"
 #include "tools/safe_open.h"
 #include "tools/truncate.h"
 
@@ -324,6 +325,7 @@ class EditTool : public Tool {
 
     DiffStats stats;
     std::string diff = Redact(SanitizeUtf8(UnifiedDiff(*original, text, shown, shown, 3, &stats)));
+    RecordFileUse(path.string(), FileUse::kChange);  // file_search ranks by it
     ToolResult r;
     r.text = "Edited " + shown + " (" + std::to_string(edits->size()) +
              (edits->size() == 1 ? " edit" : " edits") + ", +" + std::to_string(stats.added) +

@@ -17,6 +17,7 @@
 #include "tools/args.h"
 #include "tools/file_access.h"
 #include "tools/files.h"
+#include "tools/frecency.h"
 #include "tools/safe_open.h"
 #include "tools/truncate.h"
 
@@ -72,6 +73,7 @@ class ReadTool : public Tool {
     std::optional<PathGuard> own_guard;
     const PathGuard& guard = GuardOf(ctx, &own_guard);
     if (auto denial = guard.CheckRead(path)) return DeniedResult(std::move(*denial));
+    RecordFileUse(path.string(), FileUse::kRead);  // file_search ranks by it
     std::string shown = ShowPath(ctx, path);
     if (ctx.file_access && ctx.file_access->reads())
       return ReadThrough(*ctx.file_access, path, shown, ctx, offset->value_or(1),

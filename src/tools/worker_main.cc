@@ -23,6 +23,7 @@
 #include "sandbox/orphan_reaper.h"
 #include "sandbox/run.h"
 #include "tools/access.h"
+#include "tools/search_tools.h"
 #include "tools/tool.h"
 #include "tools/worker_protocol.h"
 
@@ -34,7 +35,9 @@ constexpr int kChannel = 0;
 class Worker {
  public:
   explicit Worker(sandbox::Policy policy)
-      : policy_(std::move(policy)), guard_(GuardContext(policy_)), tools_(MakeBuiltinTools()) {}
+      : policy_(std::move(policy)), guard_(GuardContext(policy_)), tools_(MakeBuiltinTools()) {
+    AddSearchTools(*tools_);  // their index lives here, next to the files it reads
+  }
 
   // The main thread is the first reader. It never returns (the reader that
   // reads EOF ends the process), so main() cannot end under running calls.

@@ -15,6 +15,7 @@
 #include "tools/args.h"
 #include "tools/file_access.h"
 #include "tools/files.h"
+#include "tools/frecency.h"
 #include "tools/safe_open.h"
 #include "tools/truncate.h"
 
@@ -86,6 +87,7 @@ class WriteTool : public Tool {
       return ErrorResult("Cannot write " + shown + ": " + FirstReason(w.error().message) + ".");
     if (existed) ::chmod(path.c_str(), static_cast<mode_t>(mode));  // the umask may have cut bits
 
+    RecordFileUse(path.string(), FileUse::kChange);  // file_search ranks by it
     return Written(shown, *content, existed);
   }
 

@@ -12,6 +12,7 @@
 
 #include "agent/subagent_tool.h"
 #include "agent/test_doubles.h"
+#include "tools/search_tools.h"
 #include "tools/tool.h"
 #include "tools/tool_test_util.h"
 
@@ -206,6 +207,7 @@ class ToolArgsProperty : public ::testing::Test {
     runtime_->parent.cwd = dir_.path();
     runtime_->parent.model = "m";
     registry_ = tools::MakeBuiltinTools();
+    tools::AddSearchTools(*registry_);
     registry_->Add(std::make_unique<SubagentTool>(runtime_, 0));
   }
 
@@ -249,7 +251,7 @@ class ToolArgsProperty : public ::testing::Test {
 TEST_F(ToolArgsProperty, EveryToolTakesAnyArgumentShapeWithoutCrashing) {
   ArgsGenerator gen(20261201);
   std::vector<tools::Tool*> all = registry_->All();
-  ASSERT_EQ(all.size(), 8u) << "every built-in tool and the agent tool";
+  ASSERT_EQ(all.size(), 10u) << "every built-in tool, the search tools and the agent tool";
   int broken = 0;
   for (int i = 0; i < 1500; ++i) {
     tools::Tool* tool = all[i % all.size()];
