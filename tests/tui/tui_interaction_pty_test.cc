@@ -9,6 +9,7 @@
 #include "base/file.h"
 #include "base/ids.h"
 #include "front/tui/clipboard.h"
+#include "support/tool_results.h"
 #include "tui/tui_pty.h"
 
 namespace sepp::front::tui {
