@@ -86,10 +86,16 @@ struct SessionFacts {
   int64_t modified_ms = 0;
 };
 
-SessionFacts FactsOf(const Workspace& w) {
+// stores: opened once by a caller that asks for many workspaces; null
+// opens them here.
+SessionFacts FactsOf(const Workspace& w, Stores* stores = nullptr) {
   SessionFacts f;
-  auto stores = OpenStores("");
-  if (!stores.ok()) return f;
+  Result<Stores> own = Error{"unused", "other"};
+  if (!stores) {
+    own = OpenStores("");
+    if (!own.ok()) return f;
+    stores = &*own;
+  }
   for (auto& store : stores->open) {
     auto list = store->List(w.slot.worktree.string());
     if (!list.ok()) continue;
@@ -191,9 +197,10 @@ int ListCommand(int argc, char** argv) {
   auto all = workspace::List(*repo);
   if (!all.ok()) return Fail("list", all.error().message);
   Json rows = Json::array();
+  auto stores = OpenStores("");
   for (const auto& w : *all) {
     workspace::State st = workspace::StateOf(w, base);
-    SessionFacts f = FactsOf(w);
+    SessionFacts f = stores.ok() ? FactsOf(w, &*stores) : SessionFacts{};
     Json j = workspace::WorkspaceToJson(w);
     j["state"] = !st.worktree_exists ? "missing" : st.live ? "live" : "stopped";
     j["ahead"] = st.ahead;

@@ -42,9 +42,12 @@ WebOutcome WebSend(const WebRequest& request, const sandbox::Policy& policy, Can
     outcome.response = first.error();
     return outcome;
   }
-  std::vector<std::string> allow = policy.allow_domains;
-  allow.insert(allow.end(), request.also_allow.begin(), request.also_allow.end());
-  if (policy.net == sandbox::NetMode::kOff && request.also_allow.empty()) {
+  // The session's allowlist counts only when it has network; also_allow
+  // counts always.
+  std::vector<std::string> allow = request.also_allow;
+  if (policy.net != sandbox::NetMode::kOff) {
+    allow.insert(allow.end(), policy.allow_domains.begin(), policy.allow_domains.end());
+  } else if (allow.empty()) {
     std::string text = "network access to " + first->host +
                        " denied: this session has no network (allow the domain with --allow-domain " +
                        first->host + ", or ask for it with retry_with_access)";
@@ -52,7 +55,6 @@ WebOutcome WebSend(const WebRequest& request, const sandbox::Policy& policy, Can
     outcome.response = Error{text, "denied"};
     return outcome;
   }
-  if (policy.net == sandbox::NetMode::kOff) allow = request.also_allow;
   auto proxy = sandbox::StartLoopbackProxy(allow, request.resolve);
   if (!proxy.ok()) {
     outcome.response = proxy.error();

@@ -459,8 +459,7 @@ Status Remove(const Repo& repo, const Workspace& w, bool delete_branch, bool for
   (void)Git(from, {"worktree", "prune"});
   fs::remove_all(w.slot.scratch, ec);
   fs::remove(w.slot.record, ec);
-  fs::path lock = w.slot.record;
-  fs::remove(lock.replace_extension(".lock"), ec);
+  fs::remove(LockPath(w), ec);
   if (delete_branch) {
     auto b = Git(from, {"branch", "-D", w.branch});
     if (!b.ok()) return b.error();
