@@ -19,6 +19,9 @@ namespace {
 std::mutex mu;
 std::condition_variable released;
 std::set<pid_t> owned;  // guarded by mu
+bool enabled = false;   // set before any other thread exists
+bool started = false;   // guarded by mu
+sigset_t chld;          // set with enabled
 
 void ReapOrphans() {
   std::unique_lock<std::mutex> lock(mu);
@@ -37,22 +40,27 @@ void ReapOrphans() {
 
 }  // namespace
 
-void StartOrphanReaper() {
-  sigset_t chld;
+void EnableOrphanReaper() {
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   pthread_sigmask(SIG_BLOCK, &chld, nullptr);
-  std::thread([chld] {
-    for (;;) {
-      ReapOrphans();  // also those that exited before the first signal
-      int sig;
-      sigwait(&chld, &sig);
-    }
-  }).detach();
+  enabled = true;
 }
 
 pid_t StartOwnedChild(const std::function<pid_t()>& start) {
   std::lock_guard<std::mutex> lock(mu);
+  if (enabled && !started) {
+    // Before the child: every process that can become an orphan descends
+    // from an owned child. The thread waits for mu before its first look.
+    started = true;
+    std::thread([] {
+      for (;;) {
+        ReapOrphans();  // also those that exited before the first signal
+        int sig;
+        sigwait(&chld, &sig);
+      }
+    }).detach();
+  }
   pid_t pid = start();
   if (pid > 0) owned.insert(pid);
   return pid;

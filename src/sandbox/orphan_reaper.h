@@ -14,13 +14,17 @@
 
 namespace sepp::sandbox {
 
-// Starts the reaper thread. Call it before any other thread exists: it
-// blocks SIGCHLD in the calling thread, so that every thread made after
-// inherits the mask and the signal waits for the reaper's sigwait.
-void StartOrphanReaper();
+// Enables the reaper. Call it before any other thread exists: it blocks
+// SIGCHLD in the calling thread, so that every thread made after inherits
+// the mask and the signal waits for the reaper's sigwait. The reaper's
+// thread itself starts with the first owned child: before a call starts a
+// process there is nothing to reap, and a session whose calls never do
+// (file tools only) never makes the thread.
+void EnableOrphanReaper();
 
 // Runs start (which starts a child and returns its pid, or -1) with the
-// registry locked and registers the pid as owned. Cheap when no reaper runs.
+// registry locked and registers the pid as owned; the first one starts the
+// reaper's thread when it is enabled. Cheap when no reaper runs.
 pid_t StartOwnedChild(const std::function<pid_t()>& start);
 
 // After the owner has reaped pid: the reaper may look past it again.

@@ -181,7 +181,7 @@ int ToolWorkerMain() {
   // process inside can signal it (the kernel drops signals from inside the
   // namespace that pid 1 has no handler for), and that when it exits the
   // kernel kills everything else in the sandbox.
-  if (getpid() == 1) sandbox::StartOrphanReaper();
+  if (getpid() == 1) sandbox::EnableOrphanReaper();
   auto hello = ReadFrame(kChannel);
   if (!hello.ok() || hello->value("type", "") != "hello") {
     fprintf(stderr, "sepp tool worker: expected a hello frame on fd 0 (this sub-command is "

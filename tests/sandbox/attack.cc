@@ -4,6 +4,7 @@
 //
 //   sandbox_attack ptrace PID | kill PID | socket FAMILY TYPE | connect-tcp PORT
 //   | connect-unix PATH | connect-abstract NAME | listen-tcp PORT | udp PORT
+//   | listen-abstract NAME (prints LISTENING, then ACCEPTED when someone connects)
 //   | io_uring | userfaultfd | bpf | perf | keyctl | userns | mount | tiocsti
 //   | mknod PATH | read PATH | write PATH | fds | mem BYTES | open-files
 //   | chmod-setuid PATH | fchmod-setgid PATH | fchmodat-setuid PATH
@@ -13,6 +14,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -102,6 +104,23 @@ int main(int argc, char** argv) {
       len = sizeof a;
     }
     return Verdict(connect(s, reinterpret_cast<sockaddr*>(&a), len));
+  }
+  if (what == "listen-abstract") {
+    // A name in the abstract unix namespace, which belongs to the network
+    // namespace: the test connects to it from outside while it listens.
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (s < 0) return Verdict(s);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path + 1, arg.data(), arg.size());
+    auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + arg.size());
+    if (bind(s, reinterpret_cast<sockaddr*>(&a), len) < 0 || listen(s, 1) < 0) return Verdict(-1);
+    std::printf("LISTENING\n");
+    std::fflush(stdout);
+    pollfd p{s, POLLIN, 0};
+    // Bounded: the test ends the command once it has tried to connect.
+    if (poll(&p, 1, 60000) == 1 && accept(s, nullptr, nullptr) >= 0) std::printf("ACCEPTED\n");
+    return 0;
   }
   if (what == "chmod-setuid") return Verdict(chmod(arg.c_str(), 04755));
   if (what == "fchmod-setgid") {

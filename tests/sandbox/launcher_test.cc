@@ -432,6 +432,64 @@ TEST_F(ListenerTest, HostLoopbackServicesAreUnreachable) {
   close(tcp2);
 }
 
+// The abstract unix namespace and /proc/net belong to the network
+// namespace, which is why a sandbox without network still gets a fresh one
+// of its own (Landlock's abstract-unix scope, ABI 6, stops a sandboxed
+// process from connecting out, not a host process from connecting in):
+// without it a command could bind a name a host program later connects to
+// (the address of a D-Bus or X11 server, say) and read the host's sockets
+// and connections in /proc/net. Next to it, with net = host (no network
+// namespace), both go through: the test can see what it tests.
+TEST_F(ListenerTest, AListenerInsideIsUnreachableFromTheHostAndTheHostsSocketsUnseen) {
+  auto listen_inside = [&](const Policy& p) {
+    std::string name = "sepp-squat-" + std::to_string(getpid()) + "-" +
+                       std::to_string(static_cast<int>(p.net));
+    RunSpec spec;
+    spec.argv = {SANDBOX_ATTACK, "listen-abstract", name};
+    spec.cwd = ws_;
+    CancelToken cancel;
+    std::string out;
+    bool tried = false, connected = false;
+    auto r = sandbox::Run(spec, p, [&](std::string_view s) {
+      out.append(s);
+      if (tried || out.find("LISTENING") == std::string::npos) return;
+      tried = true;
+      int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_un a{};
+      a.sun_family = AF_UNIX;
+      std::memcpy(a.sun_path + 1, name.data(), name.size());
+      auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+      connected = connect(c, reinterpret_cast<sockaddr*>(&a), len) == 0;
+      close(c);
+      if (!connected) cancel.Cancel();  // else the command accepts and ends
+    }, &cancel);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    EXPECT_TRUE(tried) << out;
+    return connected;
+  };
+  EXPECT_FALSE(listen_inside(policy_));
+
+  std::string host_name = "sepp-host-" + std::to_string(getpid());
+  int host_abs = ListenUnix(host_name, true);
+  int port = 0;
+  int tcp = ListenTcp(&port);
+  char port_hex[8];
+  snprintf(port_hex, sizeof port_hex, ":%04X", port);
+  auto seen = Sh("cat /proc/net/unix /proc/net/tcp");
+  EXPECT_EQ(seen.exit_code, 0) << seen.output;
+  EXPECT_THAT(seen.output, Not(HasSubstr(host_name)));
+  EXPECT_THAT(seen.output, Not(HasSubstr(port_hex)));
+
+  Policy host = policy_;
+  host.net = NetMode::kHost;
+  EXPECT_TRUE(listen_inside(host));
+  auto seen_host = Sh("cat /proc/net/unix /proc/net/tcp", host);
+  EXPECT_THAT(seen_host.output, HasSubstr(host_name));
+  EXPECT_THAT(seen_host.output, HasSubstr(port_hex));
+  close(host_abs);
+  close(tcp);
+}
+
 TEST_F(SandboxTest, NetworkFailureIsExplained) {
   auto r = Sh("exec 3<>/dev/tcp/127.0.0.1/80");
   EXPECT_NE(r.exit_code, 0);

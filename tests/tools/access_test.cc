@@ -90,6 +90,40 @@ TEST_F(AccessTest, DenyPathsSpelledThroughLinksAreDeniedAtTheirTargets) {
   EXPECT_NE(ok.text.find("neighbour text"), std::string::npos) << ok.text;
 }
 
+// The guard of a session is made once (the worker's), and resolves the
+// policy's paths parent before child, taking what lies in an absent folder
+// as absent without looking (access.cc, Resolver). Relative link targets,
+// targets with "..", loops, and folders that appear after the guard was
+// made must all keep their deny paths denied.
+TEST_F(AccessTest, AGuardMadeOnceKeepsDenyPathsOfEveryShape) {
+  const fs::path out = outside_.path();
+  outside_.Write("real/keys/k.txt", "KEY BEHIND A RELATIVE LINK");
+  outside_.Write("real/up/u.txt", "KEY BEHIND A LINK WITH DOTS");
+  outside_.Write("real/other.txt", "neighbour text");
+  fs::create_directories(out / "sub");
+  fs::create_symlink("real/keys", out / "rel");         // relative, plain
+  fs::create_symlink("../real/up", out / "sub/dots");   // relative, with ".."
+  fs::create_symlink(out / "loop2", out / "loop1");     // a loop: unresolvable
+  fs::create_symlink(out / "loop1", out / "loop2");
+  for (const char* d : {"rel", "sub/dots", "loop1/secret", "later/deeper/secret.txt"})
+    policy_.deny_paths.push_back((out / d).string());
+  PathGuard guard(ctx_);
+  // Made after the guard: its folder was absent when the guard looked.
+  outside_.Write("later/deeper/secret.txt", "KEY IN A FOLDER MADE LATER");
+  ctx_.guard = &guard;
+  for (const char* target : {"real/keys/k.txt", "rel/k.txt", "real/up/u.txt", "sub/dots/u.txt",
+                             "later/deeper/secret.txt", "loop1/secret"}) {
+    ToolResult r = Run("read", {{"path", (out / target).string()}});
+    EXPECT_TRUE(r.is_error) << target;
+    EXPECT_EQ(r.text.find("KEY"), std::string::npos) << target << ": " << r.text;
+  }
+  for (const char* target : {"real/keys/k.txt", "real/up/u.txt", "later/deeper/secret.txt"})
+    EXPECT_TRUE(guard.CheckRead(out / target).has_value()) << target;
+  ToolResult ok = Run("read", {{"path", (out / "real/other.txt").string()}});
+  EXPECT_NE(ok.text.find("neighbour text"), std::string::npos) << ok.text;
+  ctx_.guard = nullptr;
+}
+
 TEST_F(AccessTest, WritesStayInTheWorkspaceAndOffProtectedPaths) {
   ToolResult out = Run("write", {{"path", (outside_.path() / "x.txt").string()}, {"content", "x"}});
   EXPECT_TRUE(out.is_error);
