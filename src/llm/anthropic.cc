@@ -325,7 +325,24 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
-Json BuildRequest(const Request& request) {
+Json FixedMembers(const Request& request) {
+  Json fixed = Json::object();
+  if (!request.system.empty()) {
+    fixed["system"] = Json::array(
+        {{{"type", "text"}, {"text", request.system}, {"cache_control", Ephemeral()}}});
+  }
+  if (!request.tools.empty()) {
+    Json tools = Json::array();
+    for (const auto& t : request.tools) {
+      Json schema = t.parameters.is_object() ? t.parameters : Json{{"type", "object"}};
+      tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", schema}});
+    }
+    fixed["tools"] = std::move(tools);
+  }
+  return fixed;
+}
+
+Json BuildRequest(const Request& request, wire::Members members) {
   ModelInfo info = LookupModel("anthropic", request.model);
   int max_tokens = request.max_tokens;
   if (max_tokens <= 0) {
@@ -341,20 +358,10 @@ Json BuildRequest(const Request& request) {
     body["thinking"] = {{"type", "enabled"}, {"budget_tokens", budget}};
   }
   body["max_tokens"] = max_tokens;
-  if (!request.system.empty()) {
-    body["system"] = Json::array(
-        {{{"type", "text"}, {"text", request.system}, {"cache_control", Ephemeral()}}});
-  }
-  body["messages"] = Messages(wire::NormalizeConversation(request.messages));
-  if (!request.tools.empty()) {
-    Json tools = Json::array();
-    for (const auto& t : request.tools) {
-      Json schema = t.parameters.is_object() ? t.parameters : Json{{"type", "object"}};
-      tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", schema}});
-    }
-    body["tools"] = std::move(tools);
-  }
+  std::vector<Message> fixed;
+  body["messages"] = Messages(wire::Normalized(request.messages, &fixed));
   if (request.stream) body["stream"] = true;
+  if (members == wire::Members::kAll) body.update(FixedMembers(request));
   return body;
 }
 

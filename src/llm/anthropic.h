@@ -16,7 +16,11 @@
 namespace sepp::llm::anthropic {
 
 // The request body. max_tokens 0 takes the model table's limit (capped).
-Json BuildRequest(const Request& request);
+// kVarying: without FixedMembers.
+Json BuildRequest(const Request& request, wire::Members members = wire::Members::kAll);
+// The members that depend only on the system prompt and the tools:
+// "system" and "tools".
+Json FixedMembers(const Request& request);
 
 // x-api-key, anthropic-version, content-type (and accept for streams).
 net::Headers RequestHeaders(const std::string& api_key, bool stream);

@@ -36,7 +36,8 @@ constexpr std::string_view kApi = "OpenAI chat completions";
 Json ChatMessages(const Request& r) {
   Json out = Json::array();
   if (!r.system.empty()) out.push_back({{"role", "system"}, {"content", r.system}});
-  for (const auto& m : wire::NormalizeConversation(r.messages)) {
+  std::vector<Message> fixed;
+  for (const auto& m : wire::Normalized(r.messages, &fixed)) {
     switch (m.role) {
       case Role::kUser:
         out.push_back({{"role", "user"}, {"content", m.Text()}});
@@ -255,10 +256,8 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
-Json BuildRequest(const Request& request, const Options& options) {
-  Json body = Json::object();
-  body["model"] = request.model;
-  body["messages"] = ChatMessages(request);
+Json FixedMembers(const Request& request) {
+  Json fixed = Json::object();
   if (!request.tools.empty()) {
     Json tools = Json::array();
     for (const auto& t : request.tools) {
@@ -267,8 +266,15 @@ Json BuildRequest(const Request& request, const Options& options) {
                        {"function",
                         {{"name", t.name}, {"description", t.description}, {"parameters", schema}}}});
     }
-    body["tools"] = std::move(tools);
+    fixed["tools"] = std::move(tools);
   }
+  return fixed;
+}
+
+Json BuildRequest(const Request& request, const Options& options, wire::Members members) {
+  Json body = Json::object();
+  body["model"] = request.model;
+  body["messages"] = ChatMessages(request);
   if (request.max_tokens > 0) {
     body[options.legacy_max_tokens ? "max_tokens" : "max_completion_tokens"] = request.max_tokens;
   }
@@ -280,6 +286,7 @@ Json BuildRequest(const Request& request, const Options& options) {
     body["stream"] = true;
     body["stream_options"] = {{"include_usage", true}};
   }
+  if (members == wire::Members::kAll) body.update(FixedMembers(request));
   return body;
 }
 

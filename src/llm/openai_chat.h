@@ -23,7 +23,12 @@ struct Options {
   bool legacy_max_tokens = false;
 };
 
-Json BuildRequest(const Request& request, const Options& options = {});
+// kVarying: without FixedMembers.
+Json BuildRequest(const Request& request, const Options& options = {},
+                  wire::Members members = wire::Members::kAll);
+// The members that depend only on the tools: "tools" (the system prompt is
+// the first of the messages in this API).
+Json FixedMembers(const Request& request);
 
 // Authorization: Bearer only when api_key is non-empty.
 net::Headers RequestHeaders(const std::string& api_key, bool stream);

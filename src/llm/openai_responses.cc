@@ -333,12 +333,30 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
-Json BuildRequest(const Request& request) {
+Json FixedMembers(const Request& request) {
+  Json fixed = Json::object();
+  if (!request.system.empty()) fixed["instructions"] = request.system;
+  if (!request.tools.empty()) {
+    Json tools = Json::array();
+    for (const auto& t : request.tools) {
+      Json schema = t.parameters.is_object() ? t.parameters : Json{{"type", "object"}};
+      tools.push_back({{"type", "function"},
+                       {"name", t.name},
+                       {"description", t.description},
+                       {"parameters", schema},
+                       {"strict", false}});
+    }
+    fixed["tools"] = std::move(tools);
+  }
+  return fixed;
+}
+
+Json BuildRequest(const Request& request, wire::Members members) {
   Json body = Json::object();
   body["model"] = request.model;
-  if (!request.system.empty()) body["instructions"] = request.system;
   Json input = Json::array();
-  for (const auto& m : wire::NormalizeConversation(request.messages)) {
+  std::vector<Message> fixed;
+  for (const auto& m : wire::Normalized(request.messages, &fixed)) {
     switch (m.role) {
       case Role::kUser:
         input.push_back({{"type", "message"},
@@ -355,18 +373,6 @@ Json BuildRequest(const Request& request) {
     }
   }
   body["input"] = std::move(input);
-  if (!request.tools.empty()) {
-    Json tools = Json::array();
-    for (const auto& t : request.tools) {
-      Json schema = t.parameters.is_object() ? t.parameters : Json{{"type", "object"}};
-      tools.push_back({{"type", "function"},
-                       {"name", t.name},
-                       {"description", t.description},
-                       {"parameters", schema},
-                       {"strict", false}});
-    }
-    body["tools"] = std::move(tools);
-  }
   if (request.max_tokens > 0) body["max_output_tokens"] = request.max_tokens;
   if (request.thinking_budget > 0 && LookupModel("openai", request.model).supports_thinking) {
     int b = request.thinking_budget;
@@ -376,6 +382,7 @@ Json BuildRequest(const Request& request) {
   }
   body["store"] = false;
   if (request.stream) body["stream"] = true;
+  if (members == wire::Members::kAll) body.update(FixedMembers(request));
   return body;
 }
 
