@@ -333,6 +333,28 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
+Json ConversationItems(const std::vector<Message>& messages, size_t begin, size_t end) {
+  Json input = Json::array();
+  for (size_t i = begin; i < end; ++i) {
+    const Message& m = messages[i];
+    switch (m.role) {
+      case Role::kUser:
+        input.push_back({{"type", "message"},
+                         {"role", "user"},
+                         {"content", Json::array({{{"type", "input_text"}, {"text", m.Text()}}})}});
+        break;
+      case Role::kAssistant:
+        AppendAssistant(m, &input);
+        break;
+      case Role::kToolResult:
+        input.push_back(
+            {{"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", m.Text()}});
+        break;
+    }
+  }
+  return input;
+}
+
 Json FixedMembers(const Request& request) {
   Json fixed = Json::object();
   if (!request.system.empty()) fixed["instructions"] = request.system;
@@ -354,25 +376,11 @@ Json FixedMembers(const Request& request) {
 Json BuildRequest(const Request& request, wire::Members members) {
   Json body = Json::object();
   body["model"] = request.model;
-  Json input = Json::array();
-  std::vector<Message> fixed;
-  for (const auto& m : wire::Normalized(request.messages, &fixed)) {
-    switch (m.role) {
-      case Role::kUser:
-        input.push_back({{"type", "message"},
-                         {"role", "user"},
-                         {"content", Json::array({{{"type", "input_text"}, {"text", m.Text()}}})}});
-        break;
-      case Role::kAssistant:
-        AppendAssistant(m, &input);
-        break;
-      case Role::kToolResult:
-        input.push_back(
-            {{"type", "function_call_output"}, {"call_id", m.tool_call_id}, {"output", m.Text()}});
-        break;
-    }
+  if (members != wire::Members::kNoConversation) {
+    std::vector<Message> fixed;
+    const std::vector<Message>& conversation = wire::Normalized(request.messages, &fixed);
+    body["input"] = ConversationItems(conversation, 0, conversation.size());
   }
-  body["input"] = std::move(input);
   if (request.max_tokens > 0) body["max_output_tokens"] = request.max_tokens;
   if (request.thinking_budget > 0 && LookupModel("openai", request.model).supports_thinking) {
     int b = request.thinking_budget;

@@ -25,6 +25,9 @@ Json BuildRequest(const Request& request, wire::Members members = wire::Members:
 // The members that depend only on the system prompt and the tools:
 // "instructions" and "tools".
 Json FixedMembers(const Request& request);
+// The "input" items of the normalised conversation's [begin, end); the
+// parts' items are the whole's.
+Json ConversationItems(const std::vector<Message>& conversation, size_t begin, size_t end);
 
 // Same headers as chat completions.
 net::Headers RequestHeaders(const std::string& api_key, bool stream);

@@ -53,8 +53,11 @@ const std::vector<Message>& Normalized(const std::vector<Message>& messages,
 // Which members of a request body a builder writes. kVarying leaves out the
 // ones that stay the same from call to call in a session (the tool schemas,
 // and the system prompt where it is a member of its own), which each API's
-// FixedMembers returns; RequestBodyWriter serialises those once.
-enum class Members { kAll, kVarying };
+// FixedMembers returns; kNoConversation leaves out the conversation too
+// ("messages" / "input", which each API's ConversationItems builds in
+// parts). RequestBodyWriter serialises the fixed members once and the
+// conversation's items once each.
+enum class Members { kAll, kVarying, kNoConversation };
 
 // Decodes one streamed response. Fed SSE events in order; on_text,
 // on_thinking and on_tool_call of the sink are called as pieces complete.

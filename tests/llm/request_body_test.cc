@@ -80,6 +80,54 @@ TEST_P(RequestBodyTest, SameBytesAsTheWholeTreeAcrossCalls) {
   EXPECT_EQ(writer.Write(broken), Expected(GetParam(), broken, true));
 }
 
+// A session turn by turn, the way the agent grows it: text turns, a turn
+// with two tool calls and their results, then the edits that must not be
+// spliced from the kept prefix: an earlier message changed in place, a
+// compaction that replaces the history, an aborted answer left empty.
+TEST_P(RequestBodyTest, KeptConversationFollowsEveryChange) {
+  RequestBodyWriter writer(GetParam());
+  Request r = Conversation();
+  r.messages.clear();
+  auto check = [&](const char* what) {
+    EXPECT_EQ(writer.Write(r), Expected(GetParam(), r)) << what << " (" << r.messages.size() << " messages)";
+  };
+  check("empty");
+  for (int i = 0; i < 4; ++i) {
+    r.messages.push_back(Message::User("question " + std::to_string(i)));
+    check("a user message");
+    Message calls;
+    calls.role = Role::kAssistant;
+    calls.content.push_back(ContentBlock::Text("let me look"));
+    calls.content.push_back(ContentBlock::ToolCall("c" + std::to_string(i) + "a", "read", Json{{"path", "a"}}));
+    calls.content.push_back(ContentBlock::ToolCall("c" + std::to_string(i) + "b", "read", Json{{"path", "b"}}));
+    r.messages.push_back(calls);
+    check("an assistant message with calls, no results yet");
+    r.messages.push_back(Message::ToolResult("c" + std::to_string(i) + "a", "read", "A", false));
+    check("one result");
+    r.messages.push_back(Message::ToolResult("c" + std::to_string(i) + "b", "read", "B", true));
+    check("both results");
+    Message answer;
+    answer.role = Role::kAssistant;
+    answer.content.push_back(ContentBlock::Text("answer " + std::to_string(i)));
+    r.messages.push_back(answer);
+    check("the answer");
+  }
+  r.messages[2].content[0].text = "changed in place";
+  check("an earlier tool result edited");
+  r.messages[0].content[0].text = "first question, edited";
+  check("the first message edited");
+  r.messages.erase(r.messages.begin(), r.messages.begin() + 10);
+  r.messages.insert(r.messages.begin(), Message::User("summary of what came before"));
+  check("compacted");
+  Message aborted;
+  aborted.role = Role::kAssistant;
+  r.messages.push_back(Message::User("one more"));
+  r.messages.push_back(aborted);
+  check("an aborted, empty answer last");
+  r.messages.push_back(Message::User("after the abort"));
+  check("after the abort");
+}
+
 INSTANTIATE_TEST_SUITE_P(AllApis, RequestBodyTest,
                          ::testing::Values(ApiKind::kAnthropic, ApiKind::kOpenAiChat,
                                            ApiKind::kOpenAiResponses));
@@ -91,7 +139,7 @@ TEST(DumpObjectWith, MergesRawMembersInKeyOrder) {
   whole["c"] = "c";
   whole["e"] = nullptr;
   whole["g"] = true;
-  std::vector<std::pair<std::string, std::string>> raw = {
+  std::vector<std::pair<std::string_view, std::string_view>> raw = {
       {"g", "true"}, {"a", R"({"z":1})"}, {"e", "null"}, {"c", R"("c")"}};
   EXPECT_EQ(DumpObjectWith(object, raw), DumpJson(whole));
   EXPECT_EQ(DumpObjectWith(Json::object(), {{"a", "1"}}), R"({"a":1})");
