@@ -3,9 +3,16 @@
 //   cold start   spawn -> first 200 {"status":"ok"} on /v1/health (median of RUNS)
 //   idle RSS     VmRSS of the server 1 s after it became healthy
 //   throughput   wrk -t2 -c50 -d${SECS}s on /v1/health (req/s)
-//   ACP round trip  session/prompt POST -> 200 answer, sequential, p50/p90
-//                (sepp: its in-process agent, a text turn from the fake
-//                provider; sandbox-agent: its built-in mock agent)
+//   ACP round trip  POST session/prompt written -> its 200 response read, on
+//                a kept-alive connection, sequential, p50/p90/fastest, with
+//                an SSE subscriber on GET /v1/acp/{id} receiving the turn's
+//                session/update notifications; the two servers' prompts
+//                alternate (sepp: its in-process agent, a text turn from the
+//                fake provider; sandbox-agent: its built-in mock agent)
+//   CPU per prompt  the server's (and its children's) on-CPU time over the
+//                prompts / their number
+//   and, as a reference, the same sepp turn without the server: `sepp --acp`
+//   on pipes, its prompts alternating with the servers'
 // Prints a table and the ratios. Needs wrk (apt-get install wrk).
 // Usage: node bench/serve/serve_bench.mjs   (RUNS=N SECS=N BUILD=dir)
 import { spawn, execFileSync } from "node:child_process";
@@ -33,18 +40,6 @@ function freePort() {
     s.listen(0, "127.0.0.1", () => { const { port } = s.address(); s.close(() => resolve(port)); });
   });
 }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-function request(port, method, p, body, headers = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path: p, agent, headers }, (res) => {
-      let data = "";
-      res.on("data", (d) => { data += d; });
-      res.on("end", () => resolve({ status: res.statusCode, body: data }));
-    });
-    req.on("error", reject);
-    if (body) req.end(body); else req.end();
-  });
-}
 // One health probe on a fresh connection; true when it answered ok.
 function probe(port) {
   return new Promise((resolve) => {
@@ -63,7 +58,7 @@ const rssMb = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, "utf8").mat
 
 const fake = spawn(fakeBin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
 const fakeUrl = await new Promise((resolve) => fake.stdout.once("data", (d) => resolve(String(d).replace(/^listening on /, "").trim())));
-await fetch(`${fakeUrl}/__script`, { method: "POST", body: JSON.stringify({ responses: Array(prompts + 10).fill({ text: "ok" }) }) });
+await fetch(`${fakeUrl}/__script`, { method: "POST", body: JSON.stringify({ responses: Array(2 * prompts + 10).fill({ text: "ok" }) }) });
 
 const servers = {
   sepp: (port) => {
@@ -99,7 +94,56 @@ async function stop(proc) {
   await new Promise((r) => proc.once("exit", r));
 }
 
+// CPU time (ms) of a process and all its descendants, every thread:
+// the sum of /proc/PID/task/*/schedstat's first field.
+function descendants(pid) {
+  const kids = new Map();
+  for (const d of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!kids.has(ppid)) kids.set(ppid, []);
+      kids.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  const all = [pid];
+  for (let i = 0; i < all.length; ++i) all.push(...(kids.get(all[i]) ?? []));
+  return all;
+}
+function cpuMs(pids) {
+  let ns = 0;
+  for (const pid of pids) {
+    let tasks = [];
+    try { tasks = fs.readdirSync(`/proc/${pid}/task`); } catch { continue; }
+    for (const t of tasks) {
+      try { ns += Number(fs.readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]); } catch { /* gone */ }
+    }
+  }
+  return ns / 1e6;
+}
+
+// One SSE subscriber on GET /v1/acp/{id}: counts the `event: message`
+// frames as they arrive.
+function subscribe(port, id) {
+  const sub = { frames: 0, req: null };
+  sub.req = http.request({ host: "127.0.0.1", port, path: `/v1/acp/${id}`, agent: false,
+    headers: { Accept: "text/event-stream" } }, (res) => {
+    let rest = "";
+    res.on("data", (d) => {
+      rest += d;
+      const parts = rest.split("\n\n");
+      rest = parts.pop();
+      for (const p of parts) if (p.startsWith("event: message")) sub.frames++;
+    });
+  });
+  sub.req.on("error", () => {});
+  sub.req.end();
+  return sub;
+}
+
 const results = {};
+const live = {};
 for (const name of Object.keys(servers)) {
   const r = (results[name] = {});
   const starts = [];
@@ -119,30 +163,94 @@ for (const name of Object.keys(servers)) {
   } catch {
     r.healthRps = NaN;  // wrk missing
   }
-  // ACP: initialize, session/new, then sequential prompts.
-  const id = "bench";
+  live[name] = s;
+}
+
+// ACP: on each server initialize, session/new and an SSE subscriber on the
+// stream, then the prompts, alternating between the servers (prompt i on
+// each before prompt i+1 on either), so a change in the machine's load
+// falls on both. Timed: POST session/prompt written -> its 200 response
+// read, on a kept-alive connection, while the turn's session/update
+// notifications go out on the SSE stream.
+const id = "bench";
+const acp = {};
+for (const name of Object.keys(live)) {
+  const port = live[name].port;
   const agentId = name === "sepp" ? "sepp" : "mock";
-  const post = (msg, q = "") => request(s.port, "POST", `/v1/acp/${id}${q}`, JSON.stringify(msg), { "Content-Type": "application/json" });
+  const keep = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (msg, q = "") => new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method: "POST", path: `/v1/acp/${id}${q}`, agent: keep,
+      headers: { "Content-Type": "application/json" } }, (res) => {
+      let data = "";
+      res.on("data", (d) => { data += d; });
+      res.on("end", () => resolve({ status: res.statusCode, body: data }));
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(msg));
+  });
   await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } }, `?agent=${agentId}`);
   const created = JSON.parse((await post({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } })).body);
-  const sid = created.result?.sessionId ?? "mock";
-  const times = [];
-  for (let i = 0; i < prompts; ++i) {
+  const sub = subscribe(port, id);
+  acp[name] = { post, sid: created.result?.sessionId ?? "mock", sub, times: [], cpu: 0, before: 0 };
+}
+// The same agent and turn without the server: `sepp --acp` on pipes, so
+// what the server adds shows (its prompts alternate with the servers').
+const stdio = { times: [], cpu: 0 };
+{
+  const home = path.join(work, "sepp-stdio-home");
+  fs.mkdirSync(home, { recursive: true });
+  stdio.proc = spawn(seppBin, ["--acp"], { cwd: work, stdio: ["pipe", "pipe", "ignore"],
+    env: { PATH: process.env.PATH, HOME: home, SEPP_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: "bench-key" } });
+  let rest = "";
+  const waiting = new Map();
+  stdio.proc.stdout.on("data", (d) => {
+    rest += d;
+    let nl;
+    while ((nl = rest.indexOf("\n")) >= 0) {
+      const m = JSON.parse(rest.slice(0, nl));
+      rest = rest.slice(nl + 1);
+      if (m.id !== undefined && !m.method && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+    }
+  });
+  stdio.call = (msg) => new Promise((resolve) => { waiting.set(msg.id, resolve); stdio.proc.stdin.write(JSON.stringify(msg) + "\n"); });
+  await stdio.call({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
+  stdio.sid = (await stdio.call({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } })).result.sessionId;
+}
+await new Promise((res) => setTimeout(res, 300));  // the subscribers are connected
+for (const name of Object.keys(acp)) acp[name].before = acp[name].sub.frames;
+for (let i = 0; i < prompts; ++i) {
+  for (const name of Object.keys(acp)) {
+    const a = acp[name];
+    const pids = descendants(live[name].proc.pid);
+    const c0 = cpuMs(pids);
     const t0 = process.hrtime.bigint();
-    const a = await post({ jsonrpc: "2.0", id: 10 + i, method: "session/prompt", params: { sessionId: sid, prompt: [{ type: "text", text: "hi" }] } });
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    if (a.status !== 200) throw new Error(`${name}: prompt ${a.status} ${a.body}`);
+    const res = await a.post({ jsonrpc: "2.0", id: 10 + i, method: "session/prompt", params: { sessionId: a.sid, prompt: [{ type: "text", text: "hi" }] } });
+    a.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    a.cpu += cpuMs(pids) - c0;
+    if (res.status !== 200) throw new Error(`${name}: prompt ${res.status} ${res.body}`);
   }
-  r.promptP50 = median(times);
-  r.promptP90 = pct(times, 0.9);
+  const c0 = cpuMs([stdio.proc.pid]);
+  const t0 = process.hrtime.bigint();
+  const res = await stdio.call({ jsonrpc: "2.0", id: 10 + i, method: "session/prompt", params: { sessionId: stdio.sid, prompt: [{ type: "text", text: "hi" }] } });
+  stdio.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  stdio.cpu += cpuMs([stdio.proc.pid]) - c0;
+  if (!res.result) throw new Error(`sepp --acp: prompt ${JSON.stringify(res)}`);
+}
+stdio.proc.stdin.end();
+await new Promise((res) => setTimeout(res, 300));  // the last frames arrive
+for (const name of Object.keys(acp)) {
+  const r = results[name], a = acp[name], s = live[name];
+  r.promptP50 = median(a.times);
+  r.promptP90 = pct(a.times, 0.9);
+  r.promptMin = Math.min(...a.times);
+  r.cpuPerPrompt = a.cpu / prompts;
+  r.framesPerPrompt = (a.sub.frames - a.before) / prompts;
   r.rssAfterMb = rssMb(s.proc.pid);
+  a.sub.req.destroy();
   // sandbox-agent 0.4.2's DELETE hangs until its agent exits: give up at
   // 2 s as its SDK does (a fresh connection, so the hang does not matter).
-  const del = await Promise.race([
-    fetch(`http://127.0.0.1:${s.port}/v1/acp/${id}`, { method: "DELETE", signal: AbortSignal.timeout(2000) })
-      .then((x) => x.status, () => "hung (gave up at 2 s)"),
-  ]);
-  r.deleteStatus = del;
+  r.deleteStatus = await fetch(`http://127.0.0.1:${s.port}/v1/acp/${id}`, { method: "DELETE", signal: AbortSignal.timeout(2000) })
+    .then((x) => x.status, () => "hung (gave up at 2 s)");
   await stop(s.proc);
 }
 fake.kill("SIGTERM");
@@ -157,8 +265,14 @@ console.log(row("idle RSS, MB", "idleRssMb", 1));
 console.log(row(`/v1/health req/s (wrk -t2 -c50 -d${secs}s)`, "healthRps", 0));
 console.log(row("ACP session/prompt round trip p50, ms", "promptP50", 3));
 console.log(row("ACP session/prompt round trip p90, ms", "promptP90", 3));
+console.log(row("ACP session/prompt round trip fastest, ms", "promptMin", 3));
+console.log(row("server CPU per prompt (all threads and children), ms", "cpuPerPrompt", 3));
+console.log(row("SSE frames per prompt", "framesPerPrompt", 1));
 console.log(row(`RSS after ${prompts} prompts, MB`, "rssAfterMb", 1));
 console.log(`| DELETE /v1/acp/{id} after the run | ${names.map((n) => results[n].deleteStatus).join(" | ")} |`);
+console.log(`\nthe same turn without the server (sepp --acp on pipes, prompt written -> its answer read): ` +
+  `p50 ${median(stdio.times).toFixed(3)} ms, p90 ${pct(stdio.times, 0.9).toFixed(3)} ms, fastest ${Math.min(...stdio.times).toFixed(3)} ms, ` +
+  `CPU per prompt ${(stdio.cpu / prompts).toFixed(3)} ms`);
 console.log(`\nload average during the run: ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} CPUs`);
 if (results["sandbox-agent"]) {
   const a = results.sepp, b = results["sandbox-agent"];

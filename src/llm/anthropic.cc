@@ -77,10 +77,13 @@ Json ToolResultBlock(const Message& m) {
   return block;
 }
 
-Json Messages(const std::vector<Message>& messages) {
+}  // namespace
+
+Json ConversationItems(const std::vector<Message>& messages, size_t begin, size_t end) {
   Json out = Json::array();
   bool last_was_tool_result = false;
-  for (const auto& m : messages) {
+  for (size_t i = begin; i < end; ++i) {
+    const Message& m = messages[i];
     if (m.role == Role::kToolResult) {
       if (last_was_tool_result) {
         out.back()["content"].push_back(ToolResultBlock(m));
@@ -106,12 +109,17 @@ Json Messages(const std::vector<Message>& messages) {
       out.push_back({{"role", "user"}, {"content", std::move(blocks)}});
     }
   }
-  // Cache everything up to the newest message.
-  if (!out.empty() && !out.back()["content"].empty()) {
-    out.back()["content"].back()["cache_control"] = Ephemeral();
-  }
   return out;
 }
+
+void MarkCacheBreakpoint(Json* items) {
+  // Cache everything up to the newest message.
+  if (!items->empty() && !items->back()["content"].empty()) {
+    items->back()["content"].back()["cache_control"] = Ephemeral();
+  }
+}
+
+namespace {
 
 StopReason MapStopReason(const std::string& reason, std::string* error) {
   if (reason == "max_tokens" || reason == "model_context_window_exceeded") {
@@ -325,7 +333,24 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
-Json BuildRequest(const Request& request) {
+Json FixedMembers(const Request& request) {
+  Json fixed = Json::object();
+  if (!request.system.empty()) {
+    fixed["system"] = Json::array(
+        {{{"type", "text"}, {"text", request.system}, {"cache_control", Ephemeral()}}});
+  }
+  if (!request.tools.empty()) {
+    Json tools = Json::array();
+    for (const auto& t : request.tools) {
+      Json schema = t.parameters.is_object() ? t.parameters : Json{{"type", "object"}};
+      tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", schema}});
+    }
+    fixed["tools"] = std::move(tools);
+  }
+  return fixed;
+}
+
+Json BuildRequest(const Request& request, wire::Members members) {
   ModelInfo info = LookupModel("anthropic", request.model);
   int max_tokens = request.max_tokens;
   if (max_tokens <= 0) {
@@ -341,20 +366,15 @@ Json BuildRequest(const Request& request) {
     body["thinking"] = {{"type", "enabled"}, {"budget_tokens", budget}};
   }
   body["max_tokens"] = max_tokens;
-  if (!request.system.empty()) {
-    body["system"] = Json::array(
-        {{{"type", "text"}, {"text", request.system}, {"cache_control", Ephemeral()}}});
-  }
-  body["messages"] = Messages(wire::NormalizeConversation(request.messages));
-  if (!request.tools.empty()) {
-    Json tools = Json::array();
-    for (const auto& t : request.tools) {
-      Json schema = t.parameters.is_object() ? t.parameters : Json{{"type", "object"}};
-      tools.push_back({{"name", t.name}, {"description", t.description}, {"input_schema", schema}});
-    }
-    body["tools"] = std::move(tools);
+  if (members != wire::Members::kNoConversation) {
+    std::vector<Message> fixed;
+    const std::vector<Message>& conversation = wire::Normalized(request.messages, &fixed);
+    Json items = ConversationItems(conversation, 0, conversation.size());
+    MarkCacheBreakpoint(&items);
+    body["messages"] = std::move(items);
   }
   if (request.stream) body["stream"] = true;
+  if (members == wire::Members::kAll) body.update(FixedMembers(request));
   return body;
 }
 

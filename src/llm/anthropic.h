@@ -16,7 +16,17 @@
 namespace sepp::llm::anthropic {
 
 // The request body. max_tokens 0 takes the model table's limit (capped).
-Json BuildRequest(const Request& request);
+// kVarying: without FixedMembers.
+Json BuildRequest(const Request& request, wire::Members members = wire::Members::kAll);
+// The members that depend only on the system prompt and the tools:
+// "system" and "tools".
+Json FixedMembers(const Request& request);
+// The "messages" items of the normalised conversation's [begin, end), less
+// the cache breakpoint. Split at a message that is not a tool result, the
+// parts' items are the whole's (consecutive results share one item).
+Json ConversationItems(const std::vector<Message>& conversation, size_t begin, size_t end);
+// Puts the cache breakpoint on the last item's last block.
+void MarkCacheBreakpoint(Json* items);
 
 // x-api-key, anthropic-version, content-type (and accept for streams).
 net::Headers RequestHeaders(const std::string& api_key, bool stream);

@@ -1,9 +1,10 @@
-// Provider over HTTP: build the body once, then per attempt POST it, feed a
-// streamed body through the SSE parser into the API's decoder (or collect a
-// whole body and parse it), and turn every failure into a Failure for the
-// retry loop. A new decoder per attempt: a retried stream starts from
-// nothing, and since tools run only after Complete returns, nothing a failed
-// attempt streamed can have run a tool.
+// Provider over HTTP: build the body once (RequestBodyWriter serialises the
+// tool schemas and the system prompt once per session, not per call), then
+// per attempt POST it, feed a streamed body through the SSE parser into the
+// API's decoder (or collect a whole body and parse it), and turn every
+// failure into a Failure for the retry loop. A new decoder per attempt: a
+// retried stream starts from nothing, and since tools run only after
+// Complete returns, nothing a failed attempt streamed can have run a tool.
 #include "llm/http_provider.h"
 
 #include <optional>
@@ -15,6 +16,7 @@
 #include "llm/models.h"
 #include "llm/openai_chat.h"
 #include "llm/openai_responses.h"
+#include "llm/request_body.h"
 #include "net/http_client.h"
 #include "net/sse.h"
 
@@ -32,7 +34,8 @@ std::string TrimSlash(std::string s) {
 class HttpProvider : public Provider {
  public:
   HttpProvider(ProviderConfig config, RetryEnv env, RetryPolicy policy)
-      : config_(std::move(config)), env_(std::move(env)), policy_(policy) {
+      : config_(std::move(config)), env_(std::move(env)), policy_(policy),
+        body_writer_(config_.api, {.legacy_max_tokens = config_.name == "local"}) {
     policy_.max_retries = std::max(0, config_.max_retries);
   }
 
@@ -76,18 +79,15 @@ class HttpProvider : public Provider {
     http.url = EndpointUrl(config_);
     http.connect_timeout_s = config_.connect_timeout_s;
     http.read_timeout_s = config_.read_timeout_s;
+    http.body = body_writer_.Write(request);
     switch (config_.api) {
       case ApiKind::kAnthropic:
-        http.body = DumpJson(anthropic::BuildRequest(request));
         http.headers = anthropic::RequestHeaders(config_.api_key, request.stream);
         break;
       case ApiKind::kOpenAiChat:
-        http.body = DumpJson(openai_chat::BuildRequest(
-            request, {.legacy_max_tokens = config_.name == "local"}));
         http.headers = openai_chat::RequestHeaders(config_.api_key, request.stream);
         break;
       case ApiKind::kOpenAiResponses:
-        http.body = DumpJson(openai_responses::BuildRequest(request));
         http.headers = openai_responses::RequestHeaders(config_.api_key, request.stream);
         break;
     }
@@ -206,6 +206,7 @@ class HttpProvider : public Provider {
   ProviderConfig config_;
   RetryEnv env_;
   RetryPolicy policy_;
+  RequestBodyWriter body_writer_;  // after config_, which it reads
 };
 
 }  // namespace

@@ -36,32 +36,9 @@ constexpr std::string_view kApi = "OpenAI chat completions";
 Json ChatMessages(const Request& r) {
   Json out = Json::array();
   if (!r.system.empty()) out.push_back({{"role", "system"}, {"content", r.system}});
-  for (const auto& m : wire::NormalizeConversation(r.messages)) {
-    switch (m.role) {
-      case Role::kUser:
-        out.push_back({{"role", "user"}, {"content", m.Text()}});
-        break;
-      case Role::kToolResult:
-        out.push_back(
-            {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.Text()}});
-        break;
-      case Role::kAssistant: {
-        std::string text = m.Text();
-        Json calls = Json::array();
-        for (const auto* c : m.ToolCalls()) {
-          calls.push_back({{"id", c->id},
-                           {"type", "function"},
-                           {"function", {{"name", c->name}, {"arguments", wire::ArgumentsText(*c)}}}});
-        }
-        if (text.empty() && calls.empty()) break;  // nothing the API would accept
-        Json msg = {{"role", "assistant"}};
-        msg["content"] = text.empty() ? Json(nullptr) : Json(text);
-        if (!calls.empty()) msg["tool_calls"] = std::move(calls);
-        out.push_back(std::move(msg));
-        break;
-      }
-    }
-  }
+  std::vector<Message> fixed;
+  const std::vector<Message>& conversation = wire::Normalized(r.messages, &fixed);
+  for (Json& item : ConversationItems(conversation, 0, conversation.size())) out.push_back(std::move(item));
   return out;
 }
 
@@ -255,10 +232,46 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
-Json BuildRequest(const Request& request, const Options& options) {
-  Json body = Json::object();
-  body["model"] = request.model;
-  body["messages"] = ChatMessages(request);
+Json ConversationItems(const std::vector<Message>& messages, size_t begin, size_t end) {
+  Json out = Json::array();
+  for (size_t i = begin; i < end; ++i) {
+    const Message& m = messages[i];
+    switch (m.role) {
+      case Role::kUser:
+        out.push_back({{"role", "user"}, {"content", m.Text()}});
+        break;
+      case Role::kToolResult:
+        out.push_back(
+            {{"role", "tool"}, {"tool_call_id", m.tool_call_id}, {"content", m.Text()}});
+        break;
+      case Role::kAssistant: {
+        std::string text = m.Text();
+        Json calls = Json::array();
+        for (const auto* c : m.ToolCalls()) {
+          calls.push_back({{"id", c->id},
+                           {"type", "function"},
+                           {"function", {{"name", c->name}, {"arguments", wire::ArgumentsText(*c)}}}});
+        }
+        if (text.empty() && calls.empty()) break;  // nothing the API would accept
+        Json msg = {{"role", "assistant"}};
+        msg["content"] = text.empty() ? Json(nullptr) : Json(text);
+        if (!calls.empty()) msg["tool_calls"] = std::move(calls);
+        out.push_back(std::move(msg));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Json LeadItems(const Request& request) {
+  Json out = Json::array();
+  if (!request.system.empty()) out.push_back({{"role", "system"}, {"content", request.system}});
+  return out;
+}
+
+Json FixedMembers(const Request& request) {
+  Json fixed = Json::object();
   if (!request.tools.empty()) {
     Json tools = Json::array();
     for (const auto& t : request.tools) {
@@ -267,8 +280,15 @@ Json BuildRequest(const Request& request, const Options& options) {
                        {"function",
                         {{"name", t.name}, {"description", t.description}, {"parameters", schema}}}});
     }
-    body["tools"] = std::move(tools);
+    fixed["tools"] = std::move(tools);
   }
+  return fixed;
+}
+
+Json BuildRequest(const Request& request, const Options& options, wire::Members members) {
+  Json body = Json::object();
+  body["model"] = request.model;
+  if (members != wire::Members::kNoConversation) body["messages"] = ChatMessages(request);
   if (request.max_tokens > 0) {
     body[options.legacy_max_tokens ? "max_tokens" : "max_completion_tokens"] = request.max_tokens;
   }
@@ -280,6 +300,7 @@ Json BuildRequest(const Request& request, const Options& options) {
     body["stream"] = true;
     body["stream_options"] = {{"include_usage", true}};
   }
+  if (members == wire::Members::kAll) body.update(FixedMembers(request));
   return body;
 }
 

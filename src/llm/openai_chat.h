@@ -23,7 +23,17 @@ struct Options {
   bool legacy_max_tokens = false;
 };
 
-Json BuildRequest(const Request& request, const Options& options = {});
+// kVarying: without FixedMembers.
+Json BuildRequest(const Request& request, const Options& options = {},
+                  wire::Members members = wire::Members::kAll);
+// The members that depend only on the tools: "tools" (the system prompt is
+// the first of the messages in this API).
+Json FixedMembers(const Request& request);
+// The "messages" items of the normalised conversation's [begin, end); the
+// parts' items are the whole's. LeadItems: the ones before them (the
+// system prompt).
+Json ConversationItems(const std::vector<Message>& conversation, size_t begin, size_t end);
+Json LeadItems(const Request& request);
 
 // Authorization: Bearer only when api_key is non-empty.
 net::Headers RequestHeaders(const std::string& api_key, bool stream);

@@ -333,12 +333,10 @@ class Decoder : public wire::StreamDecoder {
 
 }  // namespace
 
-Json BuildRequest(const Request& request) {
-  Json body = Json::object();
-  body["model"] = request.model;
-  if (!request.system.empty()) body["instructions"] = request.system;
+Json ConversationItems(const std::vector<Message>& messages, size_t begin, size_t end) {
   Json input = Json::array();
-  for (const auto& m : wire::NormalizeConversation(request.messages)) {
+  for (size_t i = begin; i < end; ++i) {
+    const Message& m = messages[i];
     switch (m.role) {
       case Role::kUser:
         input.push_back({{"type", "message"},
@@ -354,7 +352,12 @@ Json BuildRequest(const Request& request) {
         break;
     }
   }
-  body["input"] = std::move(input);
+  return input;
+}
+
+Json FixedMembers(const Request& request) {
+  Json fixed = Json::object();
+  if (!request.system.empty()) fixed["instructions"] = request.system;
   if (!request.tools.empty()) {
     Json tools = Json::array();
     for (const auto& t : request.tools) {
@@ -365,7 +368,18 @@ Json BuildRequest(const Request& request) {
                        {"parameters", schema},
                        {"strict", false}});
     }
-    body["tools"] = std::move(tools);
+    fixed["tools"] = std::move(tools);
+  }
+  return fixed;
+}
+
+Json BuildRequest(const Request& request, wire::Members members) {
+  Json body = Json::object();
+  body["model"] = request.model;
+  if (members != wire::Members::kNoConversation) {
+    std::vector<Message> fixed;
+    const std::vector<Message>& conversation = wire::Normalized(request.messages, &fixed);
+    body["input"] = ConversationItems(conversation, 0, conversation.size());
   }
   if (request.max_tokens > 0) body["max_output_tokens"] = request.max_tokens;
   if (request.thinking_budget > 0 && LookupModel("openai", request.model).supports_thinking) {
@@ -376,6 +390,7 @@ Json BuildRequest(const Request& request) {
   }
   body["store"] = false;
   if (request.stream) body["stream"] = true;
+  if (members == wire::Members::kAll) body.update(FixedMembers(request));
   return body;
 }
 

@@ -20,7 +20,14 @@ namespace sepp::llm::openai_responses {
 
 inline constexpr std::string_view kReasoningTag = "openai-responses:";
 
-Json BuildRequest(const Request& request);
+// kVarying: without FixedMembers.
+Json BuildRequest(const Request& request, wire::Members members = wire::Members::kAll);
+// The members that depend only on the system prompt and the tools:
+// "instructions" and "tools".
+Json FixedMembers(const Request& request);
+// The "input" items of the normalised conversation's [begin, end); the
+// parts' items are the whole's.
+Json ConversationItems(const std::vector<Message>& conversation, size_t begin, size_t end);
 
 // Same headers as chat completions.
 net::Headers RequestHeaders(const std::string& api_key, bool stream);

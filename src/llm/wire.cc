@@ -90,6 +90,35 @@ std::vector<Message> NormalizeConversation(const std::vector<Message>& messages)
   return out;
 }
 
+const std::vector<Message>& Normalized(const std::vector<Message>& messages,
+                                       std::vector<Message>* fixed) {
+  // NormalizeConversation's walk, only noting whether it would change anything.
+  std::vector<const ContentBlock*> pending;
+  bool normal = true;
+  for (const auto& m : messages) {
+    if (m.role == Role::kToolResult) {
+      auto it = std::find_if(pending.begin(), pending.end(),
+                             [&](const ContentBlock* c) { return c->id == m.tool_call_id; });
+      if (it == pending.end()) {
+        normal = false;  // an orphan result would be dropped
+        break;
+      }
+      pending.erase(it);
+      continue;
+    }
+    if (!pending.empty()) {
+      normal = false;  // an unanswered call would get a result
+      break;
+    }
+    if (m.role == Role::kAssistant)
+      for (const auto& b : m.content)
+        if (b.kind == ContentBlock::Kind::kToolCall) pending.push_back(&b);
+  }
+  if (normal && pending.empty()) return messages;
+  *fixed = NormalizeConversation(messages);
+  return *fixed;
+}
+
 std::string ArgumentsText(const ContentBlock& call) {
   if (!call.raw_arguments.empty()) return call.raw_arguments;
   if (call.arguments.is_null()) return "{}";

@@ -44,6 +44,20 @@ std::string ArgumentsText(const ContentBlock& call);
 // and a tool result that answers no pending call (e.g. its call was
 // compacted away) is dropped. All three APIs reject either case with a 400.
 std::vector<Message> NormalizeConversation(const std::vector<Message>& messages);
+// The same without the copy when nothing needs fixing (the usual case): the
+// conversation itself, or *fixed filled with NormalizeConversation's answer.
+// The request builders walk the whole history at every model call.
+const std::vector<Message>& Normalized(const std::vector<Message>& messages,
+                                       std::vector<Message>* fixed);
+
+// Which members of a request body a builder writes. kVarying leaves out the
+// ones that stay the same from call to call in a session (the tool schemas,
+// and the system prompt where it is a member of its own), which each API's
+// FixedMembers returns; kNoConversation leaves out the conversation too
+// ("messages" / "input", which each API's ConversationItems builds in
+// parts). RequestBodyWriter serialises the fixed members once and the
+// conversation's items once each.
+enum class Members { kAll, kVarying, kNoConversation };
 
 // Decodes one streamed response. Fed SSE events in order; on_text,
 // on_thinking and on_tool_call of the sink are called as pieces complete.

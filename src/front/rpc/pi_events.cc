@@ -14,11 +14,18 @@ constexpr size_t kPartialTail = 16 * 1024;
 
 Json TextContent(const std::string& t) { return Json::array({{{"type", "text"}, {"text", t}}}); }
 
+// pi's usage of a message still streaming: all zeros. Built once (every
+// streamed delta carries it; nlohmann's initializer lists are slow).
+const Json& NoUsage() {
+  static const Json usage = PiUsage({});
+  return usage;
+}
+
 }  // namespace
 
 Json PiEventMapper::Update(Json assistant_event) const {
   return {{"type", "message_update"},
-          {"usage", PiUsage({})},
+          {"usage", NoUsage()},
           {"assistantMessageEvent", std::move(assistant_event)}};
 }
 
@@ -31,7 +38,7 @@ void PiEventMapper::StartAssistant(std::vector<Json>& out) {
   out.push_back({{"type", "message_start"},
                  {"message",
                   {{"role", "assistant"}, {"content", Json::array()}, {"api", PiApi(provider_)},
-                   {"provider", provider_}, {"model", model_}, {"usage", PiUsage({})},
+                   {"provider", provider_}, {"model", model_}, {"usage", NoUsage()},
                    {"stopReason", "pending"}, {"timestamp", now_ms_}}}});
 }
 
@@ -65,7 +72,7 @@ void PiEventMapper::EndTurnIfOpen(std::vector<Json>& out, const char* stop_reaso
     StartAssistant(out);
     CloseBlock(out);
     Json m = {{"role", "assistant"}, {"content", Json::array()}, {"api", PiApi(provider_)},
-              {"provider", provider_}, {"model", model_}, {"usage", PiUsage({})},
+              {"provider", provider_}, {"model", model_}, {"usage", NoUsage()},
               {"stopReason", stop_reason}, {"timestamp", now_ms_}};
     if (!error.empty()) m["errorMessage"] = error;
     out.push_back({{"type", "message_end"}, {"message", m}});
