@@ -280,6 +280,9 @@ Status SessionHub::Wake(ServedSession& s) {
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;
+  if (options_.agent.add_mcp_servers)  // the folder's configured ones (a creator's mcp is not kept)
+    if (auto st = options_.agent.add_mcp_servers({}, &o); !st.ok())
+      return Error::Make("session " + s.id + " cannot be resumed: " + st.error().message);
   auto rt = runtime::AgentSession::Open(std::move(o));
   if (!rt.ok()) return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message);
   std::lock_guard lock(mu_);
