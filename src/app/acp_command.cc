@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
+#include "app/mcp_sessions.h"
 #include "base/clock.h"
 #include "base/secrets.h"
 #include "base/terminal_text.h"
@@ -102,6 +103,9 @@ int RunAcpCommand(int argc, char** argv) {
     auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
     if (!store.ok()) return store.error();
     return (*store)->List(cwd);
+  };
+  o.add_mcp_servers = [](std::vector<ext::mcp::ServerConfig> given, runtime::SessionOptions* so) {
+    return AddMcpServers(so, std::move(given), so->on_warning);
   };
   o.models = {llm::DefaultModel(config->name)};
   o.version = SEPP_VERSION;

@@ -15,6 +15,7 @@
 
 #include "agent/agent.h"
 #include "app/commands.h"
+#include "app/mcp_sessions.h"
 #include "base/clock.h"
 #include "base/fd.h"
 #include "base/paths.h"
@@ -26,7 +27,6 @@
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
 #include "runtime/settings.h"
-#include "ext/mcp/servers.h"
 #include "ext/plugins/plugins.h"
 #include "sandbox/defaults.h"
 
@@ -94,27 +94,15 @@ class SignalCanceller {
   std::atomic<int> signal_{0};
 };
 
-// The configured MCP servers (docs/mcp.md), started confined; their tools
-// join the session's. A broken user configuration is a usage error; a
-// server that cannot start (or is not confirmed) is a warning.
+// The configured MCP servers (docs/mcp.md, app/mcp_sessions.h). A broken
+// user configuration is a usage error; a server that cannot start (or is
+// not confirmed) is a warning.
 int StartMcpServers(runtime::SessionOptions* so) {
-  auto config = ext::mcp::LoadMcpConfig(so->cwd);
-  if (!config.ok()) {
-    std::fprintf(stderr, "sepp: %s\n", config.error().message.c_str());
+  auto warn = [](const std::string& w) { std::fprintf(stderr, "sepp: %s\n", w.c_str()); };
+  if (auto st = AddMcpServers(so, {}, warn); !st.ok()) {
+    warn(st.error().message);
     return 2;
   }
-  for (const auto& w : config->warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
-  if (config->servers.empty()) return 0;
-  ext::mcp::StartOptions opts;
-  opts.workspace = so->cwd;
-  opts.sandbox = so->policy.enabled;
-  opts.on_warning = [](const std::string& w) { std::fprintf(stderr, "sepp: %s\n", w.c_str()); };
-  std::shared_ptr<ext::mcp::McpServers> servers = ext::mcp::McpServers::Start(*config, opts);
-  for (const auto& info : servers->infos())
-    if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&
-        info.errors[0].rfind("disabled", 0) != 0)
-      std::fprintf(stderr, "sepp: MCP server %s %s\n", info.name.c_str(), info.errors[0].c_str());
-  so->extra_tools = [servers] { return servers->MakeTools(); };
   return 0;
 }
 

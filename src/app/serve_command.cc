@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
+#include "app/mcp_sessions.h"
 #include "base/secrets.h"
 #include "base/terminal_text.h"
 #include "front/serve/guard.h"
@@ -145,6 +146,9 @@ int RunServeCommand(int argc, char** argv) {
   if (unconfined)
     std::fprintf(stderr,
                  "sepp serve: WARNING: --sandbox off: commands the model runs are NOT confined\n");
+  a.add_mcp_servers = [](std::vector<ext::mcp::ServerConfig> given, runtime::SessionOptions* so) {
+    return AddMcpServers(so, std::move(given), so->on_warning);
+  };
   a.policy_for = [unconfined](const fs::path& cwd) {
     sandbox::Policy p = sandbox::DefaultToolPolicy(cwd);
     if (unconfined) p.enabled = false;

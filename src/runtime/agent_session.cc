@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "agent/agent_definitions.h"
@@ -94,6 +95,10 @@ struct AgentSession::Impl {
   };
   std::vector<HookCommand> hook_commands;     // set at Open, read-only after
   std::vector<ext::CommandInfo> command_list;  // templates, skills, hooks' commands
+  // The extension tools in the registry (opts.extra_tools) and the version
+  // of their source they were made at; the worker's alone.
+  std::set<std::string> extra_tool_names;
+  uint64_t extra_tools_seen = 0;
   agent::AgentConfig agent_config;
   // The current session; replaced by new/switch/fork on the worker, read
   // from any thread: always through Bind().
@@ -226,9 +231,23 @@ struct AgentSession::Impl {
   // The hooks' commands join the list after templates and skills; a name
   // taken already is refused, as a hook's tool is.
   void AddHookCommands() {
-    command_list = commands.List();
+    // mcp__ is the MCP servers' prefix (ext/prompts/command_source.h).
+    auto reserved = [](const std::string& name) { return name.rfind(ext::kMcpCommandPrefix, 0) == 0; };
+    for (const ext::CommandInfo& c : commands.List()) {
+      if (reserved(c.name)) {
+        Warn(c.path.string() + ": the command /" + c.name + " is not offered: names starting with " +
+             ext::kMcpCommandPrefix + " are the MCP servers' prompts; rename it");
+        continue;
+      }
+      command_list.push_back(c);
+    }
     for (const auto& file : hooks.lua_files)
       for (const ext::LuaCommand& c : file->commands()) {
+        if (reserved(c.name)) {
+          Warn("hook " + file->path().string() + ": the command /" + c.name + " is not offered: names "
+               "starting with " + ext::kMcpCommandPrefix + " are the MCP servers' prompts; rename it");
+          continue;
+        }
         bool taken = std::any_of(command_list.begin(), command_list.end(),
                                  [&](const ext::CommandInfo& o) { return o.name == c.name; });
         if (taken) {
@@ -411,6 +430,47 @@ struct AgentSession::Impl {
     return out;
   }
 
+  // "/name args": an MCP server's prompt (fetched now), a template or a
+  // skill expanded; anything else as written. A name under the MCP prefix
+  // that no server offers goes as written, never to a template.
+  Result<std::string> ExpandCommand(const std::string& raw) {
+    if (raw.rfind(std::string("/") + ext::kMcpCommandPrefix, 0) == 0) {
+      if (opts.extra_commands)
+        if (auto r = opts.extra_commands->Expand(raw)) return std::move(*r);
+      return raw;
+    }
+    return commands.Expand(raw).value_or(raw);
+  }
+
+  // The extension tools made again when their source says they changed (an
+  // MCP server's list_changed). Only here, on the worker as a prompt
+  // starts, when no tool call runs; and not while a user's command runs
+  // (RunBash looks its tool up in the registry): then at the next prompt.
+  void RefreshExtraTools() {
+    if (!opts.extra_tools || !opts.extra_tools_version) return;
+    uint64_t now = opts.extra_tools_version();
+    if (now == extra_tools_seen) return;
+    std::lock_guard<std::mutex> lock(bash_mu);
+    if (!bashes.empty()) return;
+    // Made while the old ones live: a new tool never takes an old one's
+    // address, by which the agent tells that its tool specs are stale.
+    auto fresh = opts.extra_tools();
+    std::vector<std::string> keep;
+    for (tools::Tool* t : registry->All())
+      if (!extra_tool_names.count(t->name())) keep.push_back(t->name());
+    registry->Retain(keep);
+    AddExtraTools(std::move(fresh));
+    extra_tools_seen = now;
+  }
+  void AddExtraTools(std::vector<std::unique_ptr<tools::Tool>> made) {
+    extra_tool_names.clear();
+    for (auto& t : made) {
+      if (registry->Find(t->name())) continue;
+      extra_tool_names.insert(t->name());
+      registry->Add(std::move(t));
+    }
+  }
+
   // One busy period: the prompt, then steering left over and follow-ups.
   void RunPrompt(std::string text) {
     auto token = std::make_shared<CancelToken>();
@@ -430,6 +490,7 @@ struct AgentSession::Impl {
     }
     for (;;) {
       FlushUserBash();
+      RefreshExtraTools();  // between the prompts of one busy period too
       outcome = agent->Prompt(text, *token);
       {
         std::lock_guard<std::mutex> lock(snap_mu);
@@ -662,8 +723,10 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
       s.Warn(w);
   }
   s.commands = std::move(resources.commands);
-  if (o.extra_tools)
-    for (auto& t : o.extra_tools()) s.registry->Add(std::move(t));
+  if (o.extra_tools) {
+    if (o.extra_tools_version) s.extra_tools_seen = o.extra_tools_version();
+    s.AddExtraTools(o.extra_tools());
+  }
   s.LoadHooks();
   s.AddHookCommands();
   if (!s.hooks.chain->empty()) {
@@ -744,7 +807,9 @@ Status AgentSession::Prompt(const std::string& raw) {
   Impl& s = *impl_;
   std::string args;
   if (const auto* c = s.FindHookCommand(raw, &args)) return s.StartHookCommand(*c, std::move(args));
-  const std::string text = s.commands.Expand(raw).value_or(raw);
+  auto expanded = s.ExpandCommand(raw);
+  if (!expanded.ok()) return expanded.error();
+  const std::string text = std::move(*expanded);
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.closed) return Error::Make("the session is closed", "closed");
@@ -785,8 +850,10 @@ Status AgentSession::Steer(const std::string& raw) {
   std::string args;
   if (const auto* c = impl_->FindHookCommand(raw, &args))
     return impl_->StartHookCommand(*c, std::move(args));
+  auto expanded = impl_->ExpandCommand(raw);
+  if (!expanded.ok()) return expanded.error();
   bool now = false;
-  Status st = Enqueue(*impl_, impl_->steering, impl_->commands.Expand(raw).value_or(raw), &now);
+  Status st = Enqueue(*impl_, impl_->steering, *expanded, &now);
   if (!st.ok()) return st;
   if (now) impl_->cv.notify_one();
   else impl_->PublishQueue();
@@ -797,8 +864,10 @@ Status AgentSession::FollowUp(const std::string& raw) {
   std::string args;
   if (const auto* c = impl_->FindHookCommand(raw, &args))
     return impl_->StartHookCommand(*c, std::move(args));
+  auto expanded = impl_->ExpandCommand(raw);
+  if (!expanded.ok()) return expanded.error();
   bool now = false;
-  Status st = Enqueue(*impl_, impl_->follow_up, impl_->commands.Expand(raw).value_or(raw), &now);
+  Status st = Enqueue(*impl_, impl_->follow_up, *expanded, &now);
   if (!st.ok()) return st;
   if (now) impl_->cv.notify_one();
   else impl_->PublishQueue();
@@ -1056,8 +1125,11 @@ std::string AgentSession::LastAssistantText() const {
   return impl_->last_text;
 }
 
-const std::vector<ext::CommandInfo>& AgentSession::Commands() const {
-  return impl_->command_list;
+std::vector<ext::CommandInfo> AgentSession::Commands() const {
+  std::vector<ext::CommandInfo> out = impl_->command_list;
+  if (impl_->opts.extra_commands)
+    for (auto& c : impl_->opts.extra_commands->List()) out.push_back(std::move(c));
+  return out;
 }
 
 agent::Outcome AgentSession::LastOutcome() const {

@@ -35,6 +35,7 @@
 #include "agent/permission_gate.h"
 #include "base/json.h"
 #include "base/result.h"
+#include "ext/prompts/command_source.h"
 #include "ext/prompts/slash_commands.h"
 #include "llm/message.h"
 #include "llm/provider.h"
@@ -99,6 +100,12 @@ struct SessionOptions {
   // opens. What the tools need (a running server) is kept alive by the
   // function object.
   std::function<std::vector<std::unique_ptr<tools::Tool>>()> extra_tools;
+  // Counts changes of what extra_tools makes (an MCP server's list_changed):
+  // when it moved, the session makes them again before its next prompt.
+  std::function<uint64_t()> extra_tools_version;
+  // Slash commands that may change while the session runs (the MCP
+  // servers' prompts, /mcp__SERVER__PROMPT): listed after the others.
+  std::shared_ptr<ext::CommandSource> extra_commands;
   // Lua hook files named with --hook (ext/hook_loader.h), after the user's
   // ~/.sepp/hooks and the trusted project's .sepp/hooks.
   std::vector<std::filesystem::path> hook_files;
@@ -175,7 +182,10 @@ class AgentSession {
   // Prompt, Steer and FollowUp expand a slash command first: text
   // "/name args" naming a prompt template or a skill (Commands()) is sent
   // as its expansion, one naming a hook's command runs it; any other text
-  // goes as written.
+  // goes as written. An MCP server's prompt (/mcp__SERVER__PROMPT args) is
+  // fetched from the server here (prompts/get, on the caller's thread); a
+  // missing argument or the server's error is the call's error, and
+  // nothing is sent.
   // Starts a prompt now. If one is running: kind "busy" (use Steer/FollowUp).
   Status Prompt(const std::string& text);
   // Delivered at the next tool boundary of the running prompt; when idle,
@@ -254,8 +264,10 @@ class AgentSession {
   // "extension"), for the front ends' menus; their own commands (compact,
   // ...) are not in it. A hook's "/name args" runs its function (nothing
   // goes to the model unless it sends a message); while a prompt runs it
-  // runs at once, and its error is the call's.
-  const std::vector<ext::CommandInfo>& Commands() const;
+  // runs at once, and its error is the call's. Then the MCP servers'
+  // prompts (source "mcp"), as they are now: the list may change while the
+  // session runs, so it is a copy.
+  std::vector<ext::CommandInfo> Commands() const;
   // The system prompt and tool definitions the next request carries (no
   // messages), for a front end to show what fills the window.
   llm::Request RequestPreamble() const;

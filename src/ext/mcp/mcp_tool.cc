@@ -4,6 +4,7 @@
 // JSON when there is no text, and in details for front ends.
 #include <algorithm>
 
+#include "ext/mcp/content_text.h"
 #include "ext/mcp/servers.h"
 #include "tools/truncate.h"
 
@@ -13,33 +14,6 @@ namespace {
 std::string Str(const Json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string ContentText(const Json& content) {
-  std::string out;
-  if (!content.is_array()) return out;
-  for (const auto& block : content) {
-    if (!block.is_object()) continue;
-    std::string type = Str(block, "type");
-    std::string piece;
-    if (type == "text") {
-      piece = Str(block, "text");
-    } else if (type == "image" || type == "audio") {
-      piece = "[" + type + " " + Str(block, "mimeType") + ", " +
-              std::to_string(Str(block, "data").size() * 3 / 4) + " bytes]";
-    } else if (type == "resource") {
-      const Json r = block.value("resource", Json::object());
-      piece = r.is_object() && r.contains("text") ? Str(r, "text")
-                                                  : "[resource " + (r.is_object() ? Str(r, "uri") : "") + "]";
-    } else if (type == "resource_link") {
-      piece = "[resource link " + Str(block, "uri") + (Str(block, "name").empty() ? "" : " (" + Str(block, "name") + ")") + "]";
-    } else {
-      continue;
-    }
-    if (!out.empty()) out += "\n";
-    out += piece;
-  }
-  return out;
 }
 
 class McpTool : public tools::Tool {

@@ -32,14 +32,20 @@ fs::path ProgramFolder(const fs::path& file) {
 McpServer::McpServer(ServerConfig config, std::unique_ptr<McpClient> client)
     : config_(std::move(config)), client_(std::move(client)) {}
 
-Status McpServer::RefreshTools() {
+Status McpServer::RefreshTools(CancelToken* cancel) {
   RequestOptions opts;
   opts.timeout_s = config_.startup_timeout_s;
+  opts.cancel = cancel;
+  // Cleared before the request: a list_changed arriving while it runs
+  // marks the list stale again, and the next caller lists once more.
+  tools_stale_ = false;
   auto tools = client_->ListTools(opts);
-  if (!tools.ok()) return tools.error();
+  if (!tools.ok()) {
+    tools_stale_ = true;
+    return tools.error();
+  }
   std::lock_guard lock(mu_);
   tools_ = std::move(*tools);
-  tools_stale_ = false;
   return Ok();
 }
 
@@ -47,6 +53,28 @@ std::vector<ToolInfo> McpServer::Tools() {
   if (tools_stale_) (void)RefreshTools();  // on failure the last list stays
   std::lock_guard lock(mu_);
   return tools_;
+}
+
+Status McpServer::RefreshPrompts(CancelToken* cancel) {
+  prompts_stale_ = false;
+  if (!client_->server().capabilities.contains("prompts")) return Ok();
+  RequestOptions opts;
+  opts.timeout_s = config_.startup_timeout_s;
+  opts.cancel = cancel;
+  auto prompts = client_->ListPrompts(opts);
+  if (!prompts.ok()) {
+    prompts_stale_ = true;
+    return prompts.error();
+  }
+  std::lock_guard lock(mu_);
+  prompts_ = std::move(*prompts);
+  return Ok();
+}
+
+std::vector<PromptInfo> McpServer::Prompts() {
+  if (prompts_stale_ && client_->connected()) (void)RefreshPrompts();  // on failure the last list stays
+  std::lock_guard lock(mu_);
+  return prompts_;
 }
 
 namespace {
@@ -152,9 +180,12 @@ Result<std::shared_ptr<McpServer>> StartServer(const ServerConfig& config, const
   // request of its own: the list is fetched by the next user.
   std::shared_ptr<McpServer> server;
   auto weak = std::make_shared<std::weak_ptr<McpServer>>();
-  hooks.on_list_changed = [weak](const std::string& what) {
-    if (what != "tools") return;
-    if (auto s = weak->lock()) s->MarkToolsStale();
+  hooks.on_list_changed = [weak, name, f = opts.on_list_changed](const std::string& what) {
+    if (auto s = weak->lock()) {
+      if (what == "tools") s->MarkToolsStale();
+      if (what == "prompts") s->MarkPromptsStale();
+    }
+    if (f) f(name, what);
   };
   auto client = std::make_unique<McpClient>(std::move(*transport), std::move(hooks));
   auto info = client->Initialize(config.startup_timeout_s);
@@ -166,6 +197,9 @@ Result<std::shared_ptr<McpServer>> StartServer(const ServerConfig& config, const
   server = std::make_shared<McpServer>(config, std::move(client));
   *weak = server;
   if (auto st = server->RefreshTools(); !st.ok()) return st.error();
+  // Its tools work without its prompts: a failed list is tried again by the next reader.
+  if (auto st = server->RefreshPrompts(); !st.ok())
+    log::Warn("MCP server " + config.name + ": listing its prompts: " + st.error().message);
   return server;
 }
 
@@ -177,21 +211,37 @@ ExtensionInfo DescribeServer(const ServerConfig& s) {
   info.source = s.source;
   info.scope = s.project ? "project" : "user";
   info.may = Describe(s.capabilities);
-  ConfirmState state = ConfirmationOf(s.name, CapabilityKey(s.name, s.Runs(), s.capabilities));
-  info.trust = state == ConfirmState::kConfirmed ? "confirmed"
-               : state == ConfirmState::kChanged ? "changed since confirmed"
-                                                 : "unconfirmed";
+  // A server the front end's client gave for its session (client_servers.h)
+  // was chosen there; it runs with the defaults for such servers.
+  const bool client = s.origin == "client";
+  ConfirmState state = client ? ConfirmState::kConfirmed
+                              : ConfirmationOf(s.name, CapabilityKey(s.name, s.Runs(), s.capabilities));
+  info.trust = client                               ? "given by the client for this session"
+               : state == ConfirmState::kConfirmed ? "confirmed"
+               : state == ConfirmState::kChanged   ? "changed since confirmed"
+                                                   : "unconfirmed";
   if (!s.enabled) info.errors.push_back("disabled (enabled = false)");
   else if (state != ConfirmState::kConfirmed) info.errors.push_back(UnconfirmedReason(s.name, state));
   return info;
 }
 
+uint64_t McpServers::Version() const { return *version_; }
+
 std::unique_ptr<McpServers> McpServers::Start(const McpConfig& config, const StartOptions& opts) {
   auto out = std::make_unique<McpServers>();
+  StartOptions o = opts;
+  // Counted on the transport's thread as the notification arrives, before
+  // the server's next message (the answer to the call that changed the
+  // list): whoever sees that answer sees the new count.
+  o.on_list_changed = [version = out->version_, f = opts.on_list_changed](const std::string& server,
+                                                                          const std::string& what) {
+    ++*version;
+    if (f) f(server, what);
+  };
   for (const auto& s : config.servers) {
     ExtensionInfo info = DescribeServer(s);
     if (info.errors.empty()) {
-      auto started = StartServer(s, opts);
+      auto started = StartServer(s, o);
       if (started.ok()) {
         info.loaded = true;
         out->running_.push_back(std::move(*started));

@@ -34,6 +34,9 @@ struct StartOptions {
   bool offer_roots = true;
   std::function<Json(const std::string& server, const Json& params)> on_elicitation;
   std::function<void(const std::string& line)> on_warning;
+  // notifications/{tools,prompts,resources}/list_changed from a server, on
+  // its transport's thread (which must not wait on a request of its own).
+  std::function<void(const std::string& server, const std::string& what)> on_list_changed;
 };
 
 // One running server.
@@ -42,17 +45,27 @@ class McpServer {
   McpServer(ServerConfig config, std::unique_ptr<McpClient> client);
   const ServerConfig& config() const { return config_; }
   McpClient& client() { return *client_; }
-  // The tools as last listed; refreshed after notifications/tools/list_changed.
+  // The tools as last listed; after notifications/tools/list_changed the
+  // next caller lists them again (on failure the last list stays).
   std::vector<ToolInfo> Tools();
   void MarkToolsStale() { tools_stale_ = true; }
-  Status RefreshTools();
+  bool ToolsStale() const { return tools_stale_; }
+  Status RefreshTools(CancelToken* cancel = nullptr);
+  // The prompts as last listed (none when the server does not declare the
+  // prompts capability); after notifications/prompts/list_changed the next
+  // caller lists them again. Never from the transport's thread.
+  std::vector<PromptInfo> Prompts();
+  void MarkPromptsStale() { prompts_stale_ = true; }
+  Status RefreshPrompts(CancelToken* cancel = nullptr);
 
  private:
   ServerConfig config_;
   std::unique_ptr<McpClient> client_;
   std::mutex mu_;
   std::vector<ToolInfo> tools_;
+  std::vector<PromptInfo> prompts_;
   std::atomic<bool> tools_stale_{true};
+  std::atomic<bool> prompts_stale_{true};
 };
 
 // The policy a server's process runs under (exposed for tests and `sepp mcp list`).
@@ -75,6 +88,11 @@ class McpServers {
   // Starts every enabled, confirmed server; never fails as a whole (a
   // server that cannot start is listed with its error).
   static std::unique_ptr<McpServers> Start(const McpConfig& config, const StartOptions& opts);
+  // Counts the list changes the servers announced (list_changed): a caller
+  // that saw another number makes its tools (MakeTools) again. The lists
+  // themselves are fetched by their next reader (McpServer::Tools,
+  // Prompts), never on the transport's thread, which the answer needs.
+  uint64_t Version() const;
 
   // One tools::Tool per enabled tool of every running server.
   std::vector<std::unique_ptr<tools::Tool>> MakeTools() const;
@@ -84,6 +102,7 @@ class McpServers {
  private:
   std::vector<std::shared_ptr<McpServer>> running_;
   std::vector<ExtensionInfo> infos_;
+  std::shared_ptr<std::atomic<uint64_t>> version_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 // "mcp__" + server + "__" + tool, with characters outside [A-Za-z0-9_-]

@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "ext/mcp/client_servers.h"
 #include "front/acp/client_files.h"
 #include "front/acp/jsonrpc.h"
 #include "front/acp/line_reader.h"
@@ -71,7 +72,6 @@ Result<fs::path> CwdParam(const Json& params) {
 struct AcpSession {
   std::string id;
   fs::path cwd;
-  Json mcp_servers = Json::array();  // kept for the MCP tier; not started yet
   std::unique_ptr<runtime::AgentSession> rt;
   std::shared_ptr<runtime::Subscription> sub;
   std::thread pump;
@@ -82,6 +82,7 @@ struct AcpSession {
   bool cancel_requested = false;
   Mode mode = Mode::kAsk;
   std::vector<std::string> models;
+  Json commands_sent;  // the last available_commands_update (MCP prompts may change)
 
   Mode current_mode() {
     std::lock_guard lock(mu);
@@ -126,7 +127,8 @@ class Server {
   void Cancel(const Json& p);
 
   Result<std::shared_ptr<AcpSession>> Find(const Json& p);
-  Result<std::shared_ptr<AcpSession>> Open(const fs::path& cwd, const std::string& resume);
+  Result<std::shared_ptr<AcpSession>> Open(const fs::path& cwd, const std::string& resume,
+                                           const Json& mcp_servers);
   void Start(const std::shared_ptr<AcpSession>& s);
   Json SessionSetup(AcpSession& s);  // {modes, configOptions}
   Json ConfigOptions(AcpSession& s);
@@ -138,6 +140,8 @@ class Server {
   void AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
                      const CallState& calls);
   void Settle(AcpSession& s, const Json& outcome);
+  // available_commands_update with the session's commands now, remembered as sent.
+  Json CommandsUpdate(AcpSession& s);
   void Compact(std::shared_ptr<AcpSession> s, Json id, std::string focus);
 
   // Our request to the client; done runs on the reader thread with its
@@ -264,7 +268,7 @@ Result<Json> Server::Initialize(const Json& p) {
               {"agentCapabilities",
                {{"loadSession", true},
                 {"promptCapabilities", {{"image", false}, {"audio", false}, {"embeddedContext", true}}},
-                {"mcpCapabilities", {{"http", false}, {"sse", false}}},
+                {"mcpCapabilities", {{"http", true}, {"sse", false}}},
                 {"sessionCapabilities", {{"list", Json::object()}, {"resume", Json::object()},
                                          {"close", Json::object()}}}}},
               {"authMethods", Json::array()},
@@ -281,7 +285,8 @@ Result<std::shared_ptr<AcpSession>> Server::Find(const Json& p) {
   return it->second;
 }
 
-Result<std::shared_ptr<AcpSession>> Server::Open(const fs::path& cwd, const std::string& resume) {
+Result<std::shared_ptr<AcpSession>> Server::Open(const fs::path& cwd, const std::string& resume,
+                                                 const Json& mcp_servers) {
   runtime::SessionOptions o = options_.base;
   o.cwd = cwd;
   if (options_.policy_for) o.policy = options_.policy_for(cwd);
@@ -301,6 +306,11 @@ Result<std::shared_ptr<AcpSession>> Server::Open(const fs::path& cwd, const std:
     files = std::make_shared<ClientFiles>(client_reads_, client_writes_, std::move(caller),
                                           options_.fs_timeout);
     o.file_access = files;
+  }
+  if (options_.add_mcp_servers) {
+    auto given = ext::mcp::ParseAcpServers(mcp_servers);
+    if (!given.ok()) return InvalidParams(given.error().message);
+    if (auto st = options_.add_mcp_servers(std::move(*given), &o); !st.ok()) return st.error();
   }
   auto rt = runtime::AgentSession::Open(std::move(o));
   if (!rt.ok()) return rt.error();
@@ -357,16 +367,13 @@ Result<Json> Server::NewSession(const Json& p) {
   if (!cwd.ok()) return cwd.error();
   if (p.contains("mcpServers") && !p["mcpServers"].is_array())
     return InvalidParams("\"mcpServers\" must be an array");
-  auto s = Open(*cwd, "");
+  auto s = Open(*cwd, "", p.value("mcpServers", Json::array()));
   if (!s.ok()) return s.error();
-  if (p.contains("mcpServers")) (*s)->mcp_servers = p["mcpServers"];
   Start(*s);
   Json result = SessionSetup(**s);
   result["sessionId"] = (*s)->id;
   // After the answer: the client learns the id before updates name it.
-  after_reply_.push_back({(*s)->id, {{"sessionUpdate", "available_commands_update"},
-                                     {"availableCommands",
-                                      AvailableCommandsJson((*s)->rt->Commands())}}});
+  after_reply_.push_back({(*s)->id, CommandsUpdate(**s)});
   return result;
 }
 
@@ -381,10 +388,9 @@ Result<Json> Server::LoadSession(const Json& p, bool replay) {
   if (auto it = sessions_.find(*id); it != sessions_.end()) {
     s = it->second;  // open here already: show it again
   } else {
-    auto opened = Open(*cwd, *id);
+    auto opened = Open(*cwd, *id, p.value("mcpServers", Json::array()));
     if (!opened.ok()) return opened.error();  // "not_found" keeps ACP's -32002
     s = *opened;
-    if (p.contains("mcpServers")) s->mcp_servers = p["mcpServers"];
     Start(s);
   }
   if (replay) {
@@ -392,8 +398,7 @@ Result<Json> Server::LoadSession(const Json& p, bool replay) {
     // conversation, then learns the load is complete.
     for (Json& u : HistoryUpdates(s->rt->Messages(), ContextFor(*s))) Update(s->id, std::move(u), false);
   }
-  after_reply_.push_back({s->id, {{"sessionUpdate", "available_commands_update"},
-                                  {"availableCommands", AvailableCommandsJson(s->rt->Commands())}}});
+  after_reply_.push_back({s->id, CommandsUpdate(*s)});
   return SessionSetup(*s);
 }
 
@@ -534,7 +539,23 @@ void Server::Compact(std::shared_ptr<AcpSession> s, Json id, std::string focus) 
   Reply(id, Json{{"stopReason", "end_turn"}});
 }
 
+Json Server::CommandsUpdate(AcpSession& s) {
+  Json list = AvailableCommandsJson(s.rt->Commands());
+  std::lock_guard lock(s.mu);
+  s.commands_sent = list;
+  return {{"sessionUpdate", "available_commands_update"}, {"availableCommands", std::move(list)}};
+}
+
 void Server::Settle(AcpSession& s, const Json& outcome) {
+  // An MCP server's prompts changed during the turn (list_changed): the
+  // client's menu follows.
+  Json now = AvailableCommandsJson(s.rt->Commands());
+  bool changed;
+  {
+    std::lock_guard lock(s.mu);
+    changed = now != s.commands_sent;
+  }
+  if (changed) Update(s.id, CommandsUpdate(s), false);
   Json id;
   bool cancelled;
   {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "ext/mcp/config.h"
 #include "runtime/agent_session.h"
 #include "session/store.h"
 
@@ -41,6 +42,11 @@ struct AcpOptions {
   // How long a file tool waits for the client's answer to fs/read_text_file
   // or fs/write_text_file (when the client offers them) before it fails.
   std::chrono::milliseconds fs_timeout{30000};
+  // Adds a session's MCP servers to its options before it opens: the
+  // configured ones for its cwd and those its client gave (session/new
+  // mcpServers, ext/mcp/client_servers.h). Unset: none. An error refuses the session.
+  std::function<Status(std::vector<ext::mcp::ServerConfig> given, runtime::SessionOptions* options)>
+      add_mcp_servers;
 };
 
 // Serves until in_fd ends. Returns 0, or 1 when the output broke.

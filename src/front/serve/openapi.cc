@@ -27,7 +27,7 @@ std::string_view OpenApiJson() {
       "CreateSessionRequest": {"type": "object", "required": ["agent"],
                                "properties": {"agent": {"const": "sepp"}, "model": {"type": "string"},
                                               "directory": {"type": "string", "description": "absolute, inside the server's workspaces"},
-                                              "title": {"type": "string"}, "mcp": {"type": "object", "maxProperties": 0}}},
+                                              "title": {"type": "string"}, "mcp": {"type": "object", "additionalProperties": {"type": "object"}}}},
       "MessageRequest": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string", "minLength": 1}}},
       "SessionInfo": {"type": "object",
                       "properties": {"sessionId": {"type": "string"}, "agent": {"type": "string"}, "nativeSessionId": {"type": "string"},

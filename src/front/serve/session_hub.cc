@@ -7,6 +7,8 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "ext/mcp/client_servers.h"
+#include "front/serve/config_api.h"
 #include "front/serve/problem.h"
 #include "front/serve/universal_events.h"
 #include "runtime/agent_session.h"
@@ -278,6 +280,9 @@ Status SessionHub::Wake(ServedSession& s) {
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;
+  if (options_.agent.add_mcp_servers)  // the folder's configured ones (a creator's mcp is not kept)
+    if (auto st = options_.agent.add_mcp_servers({}, &o); !st.ok())
+      return Error::Make("session " + s.id + " cannot be resumed: " + st.error().message);
   auto rt = runtime::AgentSession::Open(std::move(o));
   if (!rt.ok()) return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message);
   std::lock_guard lock(mu_);
@@ -324,13 +329,21 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
       return Problem(400, problem::kInvalidRequest,
                      std::string("\"") + unsupported +
                          "\" is not supported by sepp's session API; leave it out");
+  // The session's own MCP servers, sandbox-agent's shape (/v1/config/mcp's):
+  // the client's, run with the defaults of ext/mcp/client_servers.h.
+  std::vector<ext::mcp::ServerConfig> given;
   if (auto mcp = req->find("mcp"); mcp != req->end() && !mcp->is_null()) {
     if (!mcp->is_object())
       return Problem(400, problem::kInvalidRequest, "\"mcp\" must be an object of servers by name");
-    if (!mcp->empty())
-      return Problem(400, problem::kInvalidRequest,
-                     "MCP servers per session are not supported yet; configure them in "
-                     "[[mcp.servers]] of the settings instead");
+    if (!mcp->empty() && !options_.agent.add_mcp_servers)
+      return Problem(400, problem::kInvalidRequest, "this server runs no MCP servers per session");
+    for (const auto& [name, server] : mcp->items()) {
+      auto s = McpServerFromJson(name, server);
+      if (!s.ok())
+        return Problem(400, problem::kInvalidRequest, "\"mcp\"." + name + ": " + s.error().message);
+      ext::mcp::AsClientServer(&*s, "POST /v1/sessions \"mcp\"");
+      given.push_back(std::move(*s));
+    }
   }
   fs::path dir = *directory ? fs::path(**directory)
                             : (roots_.empty() ? fs::current_path() : roots_.front());
@@ -358,6 +371,9 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;  // answered through .../permissions/{pid}/reply
+  if (options_.agent.add_mcp_servers)
+    if (auto st = options_.agent.add_mcp_servers(std::move(given), &o); !st.ok())
+      return Problem(400, problem::kInvalidRequest, st.error().message);
   auto rt = runtime::AgentSession::Open(std::move(o));
   if (!rt.ok())
     return Problem(500, problem::kStreamError, "the agent could not start: " + rt.error().message);

@@ -1,6 +1,6 @@
 // The client the MCP conformance suite drives: `sepp mcp probe` against the
 // scenario's server URL (the suite appends it), with what each scenario
-// needs from a real client's configuration: a tool to call, a pre-registered
+// needs from a real client's configuration (or a user): a tool to call, a pre-registered
 // OAuth client, a client ID metadata document URL. The sign-in's browser is
 // curl following the authorization server's redirect to sepp's loopback
 // port (BROWSER), and SEPP_HOME is a fresh folder, so no token of one
@@ -23,6 +23,8 @@ const args = ["mcp", "probe"];
 const env = { ...process.env, BROWSER: "curl -fsS -L -o /dev/null" };
 if (scenario === "tools_call") args.push("--call", "add_numbers", "--args", '{"a":5,"b":3}');
 if (scenario === "auth/scope-step-up" || scenario === "auth/scope-retry-limit") args.push("--call", "test-tool");
+// The tool whose answer comes on a resumed stream (GET with Last-Event-ID).
+if (scenario === "sse-retry") args.push("--call", "test_reconnection");
 if (scenario === "auth/basic-cimd")
   args.push("--oauth-client-metadata-url", "https://conformance-test.local/client-metadata.json");
 if (scenario === "auth/pre-registration") {

@@ -23,8 +23,13 @@ const tools = [
   { name: 'hang', description: 'Never answer', inputSchema: { type: 'object' } },
   { name: 'structured', description: 'Structured content only', inputSchema: { type: 'object' } },
   { name: 'change_tools', description: 'Remove "hang" and say so', inputSchema: { type: 'object' } },
+  { name: 'add_late', description: 'Add the tool "late" and the prompt "late", and say so', inputSchema: { type: 'object' } },
 ];
+const late = { name: 'late', description: 'A tool added while running', inputSchema: { type: 'object' } };
 let offered = tools;
+let prompts = [
+  { name: 'greet', description: 'Greet someone', arguments: [{ name: 'who', description: 'whom to greet', required: true }, { name: 'how' }] },
+];
 const cancelled = [];
 
 function tryIt(f) {
@@ -47,6 +52,13 @@ async function call(name, a) {
       offered = tools.filter((t) => t.name !== 'hang');
       send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       return text('changed');
+    case 'add_late':
+      offered = [...offered, late];
+      prompts = [...prompts, { name: 'late', description: 'A prompt added while running' }];
+      send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      send({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
+      return text('added');
+    case 'late': return text('late tool ran');
     default: return text('no such tool ' + name, true);
   }
 }
@@ -68,11 +80,22 @@ rl.on('line', async (line) => {
       send({ jsonrpc: '2.0', id: 'x', result: {} });
     }
     const version = mode === 'old-version' ? '2025-03-26' : mode === 'bad-version' ? '1999-01-01' : '2025-11-25';
-    reply({ protocolVersion: version, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'probe', version: '1' } });
+    reply({ protocolVersion: version, capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } }, serverInfo: { name: 'probe', version: '1' } });
     if (mode === 'out-of-order') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '1999-01-01' } });
     return;
   }
   if (m.method === 'tools/list') return reply({ tools: offered });
+  if (m.method === 'prompts/list') return reply({ prompts });
+  if (m.method === 'prompts/get') {
+    const { name, arguments: a = {} } = m.params;
+    if (name === 'greet') return reply({ messages: [
+      { role: 'user', content: { type: 'text', text: `Greet ${a.who} ${a.how ?? 'warmly'}.` } },
+      { role: 'assistant', content: { type: 'text', text: 'How should I sign?' } },
+      { role: 'user', content: { type: 'text', text: 'As the probe.' } }] });
+    if (name === 'late' && prompts.some((p) => p.name === 'late'))
+      return reply({ messages: [{ role: 'user', content: { type: 'text', text: 'the late prompt' } }] });
+    return send({ jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'no prompt ' + name } });
+  }
   if (m.method === 'tools/call') {
     const { name, arguments: a = {} } = m.params;
     if (name === 'hang') return;

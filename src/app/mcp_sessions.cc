@@ -1,0 +1,42 @@
+#include "app/mcp_sessions.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "ext/mcp/prompt_commands.h"
+#include "ext/mcp/servers.h"
+
+namespace sepp::app {
+
+Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerConfig> given,
+                     const std::function<void(const std::string&)>& warn) {
+  auto config = ext::mcp::LoadMcpConfig(so->cwd);
+  if (!config.ok()) return Error::Make(config.error().message, "usage");
+  for (const auto& w : config->warnings) warn(w);
+  for (auto& g : given) {
+    std::erase_if(config->servers, [&](const ext::mcp::ServerConfig& c) { return c.name == g.name; });
+    config->servers.push_back(std::move(g));
+  }
+  if (config->servers.empty()) return Ok();
+  ext::mcp::StartOptions opts;
+  opts.workspace = so->cwd;
+  opts.sandbox = so->policy.enabled;
+  opts.on_warning = warn;
+  std::shared_ptr<ext::mcp::McpServers> servers = ext::mcp::McpServers::Start(*config, opts);
+  for (const auto& info : servers->infos())
+    if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&
+        info.errors[0].rfind("disabled", 0) != 0)
+      warn("MCP server " + info.name + " " + info.errors[0]);
+  // Beside what the options make already (none yet in every front end;
+  // kept so that the order of additions does not matter).
+  so->extra_tools = [servers, before = so->extra_tools] {
+    std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
+    for (auto& t : servers->MakeTools()) all.push_back(std::move(t));
+    return all;
+  };
+  so->extra_tools_version = [servers] { return servers->Version(); };
+  so->extra_commands = ext::mcp::MakePromptCommands(servers);
+  return Ok();
+}
+
+}  // namespace sepp::app
