@@ -49,7 +49,9 @@ constexpr const char* kCodexPolicy = R"(# sepp serve's default policy for the ex
 # On top of this, sepp serve gives the agent a private home (its HOME, with
 # ~/.codex in it, which is also CODEX_HOME; read and write) and read access
 # to its installation. Codex reads its provider from ~/.codex/config.toml
-# in that home. Change it with [[serve.agents]] name = "codex",
+# in that home. sepp starts it with -c sandbox_mode="danger-full-access":
+# Codex's own sandbox (bubblewrap) cannot start inside sepp's, which is the
+# one that confines it. Change it with [[serve.agents]] name = "codex",
 # policy = "this-file.toml" in ~/.sepp/settings.toml (docs/serve.md).
 base = "default"
 
@@ -172,7 +174,10 @@ std::vector<AgentSpec> BuiltinAgents() {
   codex.id = "codex";
   codex.package = "@zed-industries/codex-acp";
   codex.version = "0.16.0";
-  codex.command = {"codex-acp"};
+  // Codex's own sandbox (bubblewrap) cannot make namespaces inside sepp's,
+  // so every command would fail; sepp's sandbox is the confinement. Its
+  // approvals (permission requests) are unchanged.
+  codex.command = {"codex-acp", "-c", "sandbox_mode=\"danger-full-access\""};
   codex.credentials = {"OPENAI_API_KEY"};
   codex.config_dirs = {".codex"};
   codex.default_policy = kCodexPolicy;

@@ -61,14 +61,15 @@ Json ExternalAgentInfo(const AgentCatalog& catalog, const AgentSpec& spec, const
                {"installed", loc.installed},
                {"credentialsAvailable", available},
                {"credentials", creds},
-               {"version", loc.version.empty() ? Json() : Json(loc.version)},
                {"capabilities", caps},
                {"serverStatus", count ? Json{{"status", "running"}, {"uptimeMs", NowMs() - oldest}, {"connections", count}}
                                       : Json{{"status", "stopped"}}},
                {"source", spec.source},
-               {"command", spec.command},
-               {"path", loc.installed ? Json(loc.program.string()) : Json()},
-               {"foundIn", loc.found_in.empty() ? Json() : Json(loc.found_in)}};
+               {"command", spec.command}};
+  // Absent when unknown (sandbox-agent's clients take a version string or none).
+  if (!loc.version.empty()) info["version"] = loc.version;
+  if (loc.installed) info["path"] = loc.program.string();
+  if (!loc.found_in.empty()) info["foundIn"] = loc.found_in;
   if (!spec.package.empty()) info["package"] = {{"name", spec.package}, {"version", spec.version}};
   info["modes"] = session.is_object() && session.contains("modes") ? session["modes"] : Json();
   info["models"] = session.is_object() && session.contains("models") ? session["models"] : Json();
