@@ -253,7 +253,19 @@ TEST_F(ExternalAgents, TheAgentsAreReportedWithCredentialsByNameOnly) {
   EXPECT_EQ(Fetch("GET", server_->url("/v1/agents/nobody"), Auth()).head.status, 404);
 
   // What initialize and session/new answered is remembered and reported.
-  Open("report-1", "claude");
+  // The initialize comes on a connection that closes at once: the agent
+  // outlives the request's thread (it dies with the thread that started
+  // it, which must be the channel's own).
+  std::string init = Request(0, "initialize", {{"protocolVersion", 1}}).dump();
+  std::string raw = RawRequest(server_->port(),
+                               "POST /v1/acp/report-1?agent=claude HTTP/1.1\r\nHost: 127.0.0.1:" +
+                                   std::to_string(server_->port()) + "\r\nAuthorization: Bearer " + kToken +
+                                   "\r\nContent-Type: application/json\r\nContent-Length: " +
+                                   std::to_string(init.size()) + "\r\nConnection: close\r\n\r\n" + init);
+  EXPECT_EQ(StatusOf(raw), 200) << raw;
+  EXPECT_EQ(Fetch("GET", server_->url("/v1/acp"), Auth()).head.status, 200);
+  Json s = Post("report-1", Request(1, "session/new", {{"cwd", project()}, {"mcpServers", Json::array()}}));
+  EXPECT_TRUE(s["result"].contains("sessionId")) << "the agent died with its first connection: " << s.dump();
   auto after = ParseJson(Fetch("GET", server_->url("/v1/agents/claude"), Auth()).body);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ((*after)["acp"]["agentInfo"]["version"], "0.23.1") << after->dump();

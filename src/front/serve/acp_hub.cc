@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <system_error>
 
 #include "base/clock.h"
@@ -78,23 +79,21 @@ class Channel {
 
   // An external agent (agent_launch.h): a held child, its stdout read
   // line by line like the in-process agent's pipe, its stderr kept (the
-  // last few KiB) for the log when it ends. Called under mu_.
+  // last few KiB) for the log when it ends. It is started from a keeper
+  // thread that lives until the child has exited: the child dies with the
+  // thread that made it (PDEATHSIG), and the request's thread ends with
+  // its connection. Called under mu_.
   Status StartExternal(const std::string& agent) {
     const AgentSpec* spec = options_.agents ? options_.agents->Find(agent) : nullptr;
     if (!spec) return Error::Make("no agent \"" + agent + "\"", "usage");
-    auto child = LaunchAgent(*options_.agents, *spec, options_.workspaces, options_.agents_unconfined);
-    if (!child.ok()) return child.error();
-    external_ = std::move(*child);
-    agent_ = agent;
-    running_ = true;
-    created_ms_ = NowMs();
-    sandbox::HeldChild* c = external_.get();
-    reader_thread_ = std::thread([this, c] {
-      jsonrpc::LineReader reader(c->stdout_fd(), options_.agent.max_line + 1024);
-      while (auto line = reader.Next())
-        if (!line->too_long && !line->text.empty()) Publish(line->text);
-    });
-    stderr_thread_ = std::thread([this, c] {
+    auto started = std::make_shared<std::promise<Result<sandbox::HeldChild*>>>();
+    auto launched = started->get_future();
+    keeper_thread_ = std::thread([this, spec, started] {
+      auto child = LaunchAgent(*options_.agents, *spec, options_.workspaces, options_.agents_unconfined);
+      if (!child.ok()) return started->set_value(child.error());
+      std::shared_ptr<sandbox::HeldChild> c = std::move(*child);
+      external_ = c;
+      started->set_value(c.get());
       char buf[4096];
       for (;;) {
         ssize_t n = read(c->stderr_fd(), buf, sizeof buf);
@@ -104,6 +103,21 @@ class Channel {
         stderr_tail_.append(buf, static_cast<size_t>(n));
         if (stderr_tail_.size() > 8192) stderr_tail_.erase(0, stderr_tail_.size() - 4096);
       }
+      c->Wait();  // an agent that closed its stderr still runs: stay
+    });
+    auto child = launched.get();
+    if (!child.ok()) {
+      keeper_thread_.join();
+      return child.error();
+    }
+    sandbox::HeldChild* c = *child;
+    agent_ = agent;
+    running_ = true;
+    created_ms_ = NowMs();
+    reader_thread_ = std::thread([this, c] {
+      jsonrpc::LineReader reader(c->stdout_fd(), options_.agent.max_line + 1024);
+      while (auto line = reader.Next())
+        if (!line->too_long && !line->text.empty()) Publish(line->text);
     });
     return Ok();
   }
@@ -226,9 +240,9 @@ class Channel {
   void Join() {
     if (agent_thread_.joinable()) agent_thread_.join();
     if (reader_thread_.joinable()) reader_thread_.join();
-    if (stderr_thread_.joinable()) stderr_thread_.join();
     if (external_) {
-      external_->Wait();
+      external_->Kill();  // ended by Close() already, or on its own
+      if (keeper_thread_.joinable()) keeper_thread_.join();
       std::string tail;
       {
         std::lock_guard lock(mu_);
@@ -326,7 +340,7 @@ class Channel {
 
   std::mutex write_mu_;  // one writer of the agent's input at a time
   UniqueFd to_agent_;
-  std::unique_ptr<sandbox::HeldChild> external_;  // set once, before the threads start
+  std::shared_ptr<sandbox::HeldChild> external_;  // set once, before StartAgent returns
   bool stdin_closed_ = false;                      // under write_mu_
 
   std::mutex mu_;  // guards what follows
@@ -340,7 +354,7 @@ class Channel {
   std::map<int, int64_t> cursors_;          // subscriber -> last seq written
   int next_sub_ = 0;
   std::string stderr_tail_;  // an external agent's last words
-  std::thread agent_thread_, reader_thread_, stderr_thread_;
+  std::thread agent_thread_, reader_thread_, keeper_thread_;
 };
 
 AcpHub::AcpHub(AcpHubOptions options) : options_(std::move(options)) {
