@@ -5,14 +5,18 @@
 #include <sys/random.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include <CLI/CLI.hpp>
 
 #include "app/commands.h"
 #include "app/mcp_sessions.h"
+#include "base/paths.h"
 #include "base/secrets.h"
 #include "base/terminal_text.h"
+#include "front/serve/agent_catalog.h"
+#include "front/serve/agent_install.h"
 #include "front/serve/guard.h"
 #include "front/serve/serve_server.h"
 #include "llm/models.h"
@@ -44,9 +48,57 @@ std::string NewToken() {
   return out;
 }
 
+// `sepp serve install-agent NAME`: the agent's npm package into sepp's data
+// folder (front/serve/agent_install.h).
+int RunInstallAgent(int argc, char** argv) {
+  std::string name, from;
+  bool reinstall = false;
+  CLI::App cli{"sepp serve install-agent: install an external agent's ACP adapter with npm into " +
+                   front::serve::AgentsDataDir().string() + "/npm (docs/serve.md)",
+               "sepp serve install-agent"};
+  cli.add_option("name", name, "the agent: claude, codex, pi (or one of [[serve.agents]])")->required();
+  cli.add_flag("--reinstall", reinstall, "install even when the agent is found already");
+  cli.add_option("--from", from, "a package folder or tarball to install instead of the registry's");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = cli.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  auto specs = front::serve::LoadAgentSpecs(SeppHome() / "settings.toml");
+  if (!specs.ok()) {
+    std::fprintf(stderr, "sepp serve install-agent: %s\n", specs.error().message.c_str());
+    return 2;
+  }
+  const char* path = std::getenv("PATH");
+  front::serve::AgentCatalog catalog(std::move(*specs), front::serve::AgentsDataDir(), path ? path : "");
+  const front::serve::AgentSpec* spec = catalog.Find(name);
+  if (!spec) {
+    std::string known;
+    for (const auto& s : catalog.specs()) known += (known.empty() ? "" : ", ") + s.id;
+    std::fprintf(stderr, "sepp serve install-agent: no agent \"%s\"; the agents are %s\n",
+                 VisibleControls(name).c_str(), known.c_str());
+    return 2;
+  }
+  front::serve::InstallRequest req;
+  req.reinstall = reinstall;
+  if (!from.empty()) req.from = fs::absolute(from).string();
+  auto done = front::serve::InstallAgent(catalog, *spec, req);
+  if (!done.ok()) {
+    std::fprintf(stderr, "sepp serve install-agent: %s\n", done.error().message.c_str());
+    return done.error().kind == "usage" ? 2 : 1;
+  }
+  const Json& a = (*done)["artifacts"][0];
+  std::printf("%s %s %s: %s\n", spec->id.c_str(),
+              (*done)["already_installed"].get<bool>() ? "already installed" : "installed",
+              a.value("version", "").c_str(), a.value("path", "").c_str());
+  return 0;
+}
+
 }  // namespace
 
 int RunServeCommand(int argc, char** argv) {
+  if (argc >= 2 && std::string_view(argv[1]) == "install-agent") return RunInstallAgent(argc - 1, argv + 1);
   std::string host = "127.0.0.1", token, provider, model, sandbox = "on", store = "sqlite";
   int port = 2468, max_turns = 100;
   bool no_token = false;
@@ -134,6 +186,18 @@ int RunServeCommand(int argc, char** argv) {
   o.hub.log = log->get();
   o.hub.request_timeout = std::chrono::milliseconds(static_cast<int64_t>(request_timeout * 1000));
   o.hub.heartbeat = std::chrono::milliseconds(static_cast<int64_t>(heartbeat * 1000));
+
+  // The external agents: the built-ins and the user's [[serve.agents]].
+  auto agent_specs = front::serve::LoadAgentSpecs(SeppHome() / "settings.toml");
+  if (!agent_specs.ok()) {
+    std::fprintf(stderr, "sepp serve: %s\n", agent_specs.error().message.c_str());
+    return 2;
+  }
+  const char* path_env = std::getenv("PATH");
+  front::serve::AgentCatalog agents(std::move(*agent_specs), front::serve::AgentsDataDir(),
+                                    path_env ? path_env : "");
+  o.hub.agents = &agents;
+  o.hub.agents_unconfined = sandbox == "off";
 
   front::acp::AcpOptions& a = o.hub.agent;
   a.base.provider = *config;

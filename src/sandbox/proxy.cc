@@ -103,6 +103,21 @@ void Pump(int a, int b, int stop, std::string_view pending_to_b) {
 }  // namespace
 
 Result<std::string> NormalizeAllowEntry(std::string_view entry) {
+  // "host:port" (a name or an IPv4 address, one colon): that host on that
+  // one port only, for a service on this machine (a local model server, a
+  // test's fake provider) where a bare address would open all its ports.
+  size_t colon = entry.rfind(':');
+  if (colon != std::string_view::npos && entry.find(':') == colon && entry.rfind("*.", 0) != 0) {
+    auto hp = net::ParseHostPort(entry, 0);
+    if (!hp.ok() || hp->port <= 0)
+      return Error::Make("network.allow_domains entry \"" + std::string(entry) +
+                             "\" is not a usable host:port (write \"127.0.0.1:8080\")",
+                         "policy");
+    auto name = net::NormalizeHost(hp->host);
+    if (!name.ok())
+      return Error::Make("network.allow_domains entry is not usable: " + name.error().message, "policy");
+    return *name + ":" + std::to_string(hp->port);
+  }
   bool wildcard = entry.rfind("*.", 0) == 0;
   auto name = net::NormalizeHost(wildcard ? entry.substr(2) : entry);
   if (!name.ok())
@@ -127,8 +142,15 @@ Result<std::vector<std::string>> NormalizeAllowlist(const std::vector<std::strin
 
 namespace {
 
-// Both already normal (NormalizeHost / NormalizeAllowEntry).
-bool Matches(const std::string& entry, const std::string& host) {
+// Both already normal (NormalizeHost / NormalizeAllowEntry). An entry with
+// a port matches that host only on that port (port 0: a caller that has no
+// port, which such an entry never matches).
+bool Matches(const std::string& entry, const std::string& host, int port = 0) {
+  if (entry.rfind("*.", 0) != 0) {
+    size_t colon = entry.rfind(':');
+    if (colon != std::string::npos && entry.find(':') == colon)
+      return port > 0 && entry == host + ":" + std::to_string(port);
+  }
   if (entry.rfind("*.", 0) == 0) {
     std::string_view suffix = std::string_view(entry).substr(1);  // ".example.com"
     return !net::IsIpLiteral(host) && host.size() > suffix.size() &&
@@ -255,10 +277,11 @@ void EgressProxy::Refuse(int client, const std::string& host, const std::string&
   Linger(client);
 }
 
-bool EgressProxy::Allowed(const std::string& host, bool* exact) const {
-  *exact = std::find(allow_.begin(), allow_.end(), host) != allow_.end();
+bool EgressProxy::Allowed(const std::string& host, int port, bool* exact) const {
+  *exact = std::find(allow_.begin(), allow_.end(), host) != allow_.end() ||
+           std::find(allow_.begin(), allow_.end(), host + ":" + std::to_string(port)) != allow_.end();
   for (const auto& entry : allow_)
-    if (Matches(entry, host)) return true;
+    if (Matches(entry, host, port)) return true;
   return false;
 }
 
@@ -303,7 +326,7 @@ void EgressProxy::Serve(int client) {
   }
   const std::string policy_note = "it is not on the sandbox policy's domain allowlist (network.allow_domains)";
   bool exact = false;
-  if (!Allowed(host, &exact)) return Refuse(client, host, policy_note);
+  if (!Allowed(host, port, &exact)) return Refuse(client, host, policy_note);
   auto addrs = resolve_(host, port);
   if (!addrs.ok()) return Refuse(client, host, addrs.error().message);
   std::string why;

@@ -45,7 +45,9 @@ namespace sepp::sandbox {
 constexpr uint16_t kProxyPort = 3128;
 
 // "example.com" matches itself; "*.example.com" matches any name below it
-// (not example.com itself, and no IP address). Both sides are normalised by
+// (not example.com itself, and no IP address); "127.0.0.1:8080" that host
+// on that port only (the proxy checks the port; here, with no port to
+// compare, such an entry never matches). Both sides are normalised by
 // net::NormalizeHost (case, one trailing dot); a host that is not a valid
 // name never matches.
 bool DomainAllowed(const std::vector<std::string>& allow, std::string_view host);
@@ -82,7 +84,7 @@ class EgressProxy {
   EgressProxy(UniqueFd listener, std::vector<std::string> allow, Resolver resolve);
   void AcceptLoop();
   void Serve(int client);
-  bool Allowed(const std::string& host, bool* exact) const;
+  bool Allowed(const std::string& host, int port, bool* exact) const;
   void Refuse(int client, const std::string& host, const std::string& why);
   void BadRequest(int client, const std::string& why);
   void Linger(int client);

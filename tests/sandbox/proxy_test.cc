@@ -103,6 +103,25 @@ TEST_F(ProxyTest, AllowedNameIsReachableOverHttpAndConnect) {
   EXPECT_THAT(env.output, HasSubstr("http://127.0.0.1:3128 http://127.0.0.1:3128"));
 }
 
+// "host:port" opens that one port of a host: the service named is reached,
+// another port of the same address is refused (an attacker's way from an
+// allowed local model server to the host's other services).
+TEST_F(ProxyTest, AHostPortEntryOpensThatPortOnly) {
+  TestServer allowed, other;
+  policy_.allow_domains = {"127.0.0.1:" + std::to_string(allowed.port())};
+  auto ok = ViaProxy("CONNECT 127.0.0.1:" + std::to_string(allowed.port()) +
+                     " HTTP/1.1\\r\\n\\r\\nGET /p HTTP/1.1\\r\\n\\r\\n");
+  EXPECT_THAT(ok.output, HasSubstr("served GET /p")) << ok.output;
+  auto refused = ViaProxy("GET http://127.0.0.1:" + std::to_string(other.port()) +
+                          "/ HTTP/1.1\\r\\n\\r\\n");
+  EXPECT_THAT(refused.output, HasSubstr("403 Forbidden"));
+  EXPECT_THAT(refused.output, Not(HasSubstr("served")));
+  EXPECT_FALSE(DomainAllowed(policy_.allow_domains, "127.0.0.1"));  // no port, no match
+  EXPECT_FALSE(NormalizeAllowEntry("127.0.0.1:99999").ok());
+  EXPECT_FALSE(NormalizeAllowEntry("127.0.0.1:").ok());
+  EXPECT_EQ(*NormalizeAllowEntry("LocalHost:8080"), "localhost:8080");
+}
+
 TEST_F(ProxyTest, PythonUsesTheProxy) {
   if (access("/usr/bin/python3", X_OK) != 0) GTEST_SKIP() << "python3 is not installed";
   TestServer server;

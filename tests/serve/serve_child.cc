@@ -28,7 +28,8 @@ std::string Bin() { return std::string(SEPP_BINARY_DIR) + "/sepp"; }
 pid_t Spawn(const std::string& cwd, const std::map<std::string, std::string>& env,
             const std::vector<std::string>& args, int out_fd, int err_fd,
             const char* command = "serve") {
-  std::vector<std::string> env_s = {"PATH=/usr/bin:/bin"};
+  std::vector<std::string> env_s;
+  if (!env.count("PATH")) env_s.push_back("PATH=/usr/bin:/bin");
   for (auto& [k, v] : env) env_s.push_back(k + "=" + v);
   std::vector<std::string> argv_s = {Bin()};
   if (command) argv_s.push_back(command);

@@ -19,7 +19,7 @@ namespace sepp::servetest {
 class ServeChild {
  public:
   // Runs SEPP_BINARY_DIR/sepp serve --port 0 <args> in cwd with exactly env
-  // (plus PATH), and reads its start lines (the port, a generated token).
+  // (plus PATH=/usr/bin:/bin unless env has a PATH), and reads its start lines (the port, a generated token).
   ServeChild(const std::string& cwd, const std::map<std::string, std::string>& env,
              const std::vector<std::string>& args);
   ~ServeChild();  // kills it if still running

@@ -199,11 +199,11 @@ TEST_F(ServeE2e, HostileRoutesQueriesAndHeadersGetTypedProblems) {
       {"GET", "/v1/agents?config=%zz", {}, "", 400, "invalid_request"},
       {"GET", "/v1/agents?config=1&config=0", {}, "", 400, "invalid_request"},
       {"GET", "/v1/agents?x=%0a", {}, "", 400, "invalid_request"},
-      {"GET", "/v1/agents/claude", {}, "", 404, "unsupported_agent"},
+      {"GET", "/v1/agents/nobody", {}, "", 404, "unsupported_agent"},
       {"POST", "/v1/acp/a%2f..?agent=sepp", json, init, 400, "invalid_request"},
       {"POST", "/v1/acp/" + std::string(200, 'a') + "?agent=sepp", json, init, 400, "invalid_request"},
       {"POST", "/v1/acp/x?agent=sepp", {{"Content-Type", "text/plain"}}, init, 415, "unsupported_media_type"},
-      {"POST", "/v1/acp/x?agent=claude", json, init, 400, "unsupported_agent"},
+      {"POST", "/v1/acp/x?agent=nobody", json, init, 400, "unsupported_agent"},
       {"POST", "/v1/acp/x", json, init, 400, "invalid_request"},
       {"POST", "/v1/acp/x?agent=sepp", json, "not json", 400, "invalid_envelope"},
       {"POST", "/v1/acp/x?agent=sepp", json, R"({"foo":1})", 400, "invalid_envelope"},
@@ -491,7 +491,7 @@ TEST_F(ServeE2e, TheApiCommandMirrorsTheEndpoints) {
   ASSERT_EQ(api({"agents", "list"}), 0) << err;
   EXPECT_EQ((*ParseJson(out))["agents"][0]["id"], "sepp");
   ASSERT_EQ(api({"agents", "get", "sepp"}), 0) << err;
-  EXPECT_EQ(api({"agents", "get", "claude"}), 1);
+  EXPECT_EQ(api({"agents", "get", "nobody"}), 1);
   EXPECT_NE(err.find("urn:sepp:error:unsupported_agent"), std::string::npos) << err;
   ASSERT_EQ(api({"acp", "post", "--server-id", "cli", "--agent", "sepp", "--json",
                  R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}})"}), 0) << err;

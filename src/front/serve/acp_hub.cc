@@ -6,13 +6,16 @@
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
+#include <future>
 #include <system_error>
 
 #include "base/clock.h"
 #include "base/fd.h"
 #include "base/log.h"
+#include "base/terminal_text.h"
 #include "front/acp/jsonrpc.h"
 #include "front/acp/line_reader.h"
+#include "front/serve/agent_launch.h"
 #include "front/serve/problem.h"
 
 namespace sepp::front::serve {
@@ -41,11 +44,12 @@ class Channel {
     return running_;
   }
 
-  // Starts the in-process agent: front/acp's server on two pipes, and the
-  // reader that turns each line it writes into an event.
+  // Starts the agent, sepp's in process or an external one confined, and
+  // the reader that turns each line it writes into an event.
   Status StartAgent(const std::string& agent) {
     std::lock_guard lock(mu_);
     if (running_ || closed_) return Ok();
+    if (agent != "sepp") return StartExternal(agent);
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0) return Error::Make("pipe: " + ErrnoText(errno), "io");
     if (pipe2(out, O_CLOEXEC) != 0) {
@@ -73,6 +77,51 @@ class Channel {
     return Ok();
   }
 
+  // An external agent (agent_launch.h): a held child, its stdout read
+  // line by line like the in-process agent's pipe, its stderr kept (the
+  // last few KiB) for the log when it ends. It is started from a keeper
+  // thread that lives until the child has exited: the child dies with the
+  // thread that made it (PDEATHSIG), and the request's thread ends with
+  // its connection. Called under mu_.
+  Status StartExternal(const std::string& agent) {
+    const AgentSpec* spec = options_.agents ? options_.agents->Find(agent) : nullptr;
+    if (!spec) return Error::Make("no agent \"" + agent + "\"", "usage");
+    auto started = std::make_shared<std::promise<Result<sandbox::HeldChild*>>>();
+    auto launched = started->get_future();
+    keeper_thread_ = std::thread([this, spec, started] {
+      auto child = LaunchAgent(*options_.agents, *spec, options_.workspaces, options_.agents_unconfined);
+      if (!child.ok()) return started->set_value(child.error());
+      std::shared_ptr<sandbox::HeldChild> c = std::move(*child);
+      external_ = c;
+      started->set_value(c.get());
+      char buf[4096];
+      for (;;) {
+        ssize_t n = read(c->stderr_fd(), buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        std::lock_guard lock(mu_);
+        stderr_tail_.append(buf, static_cast<size_t>(n));
+        if (stderr_tail_.size() > 8192) stderr_tail_.erase(0, stderr_tail_.size() - 4096);
+      }
+      c->Wait();  // an agent that closed its stderr still runs: stay
+    });
+    auto child = launched.get();
+    if (!child.ok()) {
+      keeper_thread_.join();
+      return child.error();
+    }
+    sandbox::HeldChild* c = *child;
+    agent_ = agent;
+    running_ = true;
+    created_ms_ = NowMs();
+    reader_thread_ = std::thread([this, c] {
+      jsonrpc::LineReader reader(c->stdout_fd(), options_.agent.max_line + 1024);
+      while (auto line = reader.Next())
+        if (!line->too_long && !line->text.empty()) Publish(line->text);
+    });
+    return Ok();
+  }
+
   // Logs the line, then shows it to the subscribers and to a POST waiting
   // for it (a response to a request in flight).
   void Publish(const std::string& line) {
@@ -95,6 +144,11 @@ class Channel {
         it->second.done = true;
         it->second.response = line;
         it->second.seq = seq;
+        // What an external agent says it can do, for GET /v1/agents.
+        const std::string& method = it->second.method;
+        if (external_ && options_.agents && (method == "initialize" || method == "session/new") &&
+            parsed.message->result.is_object())
+          options_.agents->Remember(agent_, method, parsed.message->result);
       }
     }
     cv_.notify_all();
@@ -103,6 +157,7 @@ class Channel {
   // Writes one line to the agent; false when it is gone.
   bool WriteToAgent(const std::string& line) {
     std::lock_guard lock(write_mu_);
+    if (external_) return !stdin_closed_ && external_->WriteStdin(line).ok();
     if (!to_agent_.valid()) return false;
     std::string_view rest = line;
     while (!rest.empty()) {
@@ -117,13 +172,14 @@ class Channel {
   // Sends a request and waits for its answer. nullopt: timed out (or the
   // client left); a JSON-RPC error line when the channel closed first.
   enum class Wait { kAnswered, kTimedOut, kClosed, kClientGone, kDuplicate, kAgentGone };
-  Wait Request(const std::string& key, const std::string& line,
+  Wait Request(const std::string& key, const std::string& method, const std::string& line,
                const std::function<bool()>& client_gone, std::string* answer) {
     {
       std::lock_guard lock(mu_);
       if (pending_.count(key)) return Wait::kDuplicate;
       if (closed_) return Wait::kClosed;
       pending_[key] = {};
+      pending_[key].method = method;
     }
     if (!WriteToAgent(line)) {
       std::lock_guard lock(mu_);
@@ -174,10 +230,26 @@ class Channel {
     }
     std::lock_guard lock(write_mu_);
     to_agent_.Reset();
+    // An external agent is killed, its whole tree (it is pid 1 of its pid
+    // namespace): a DELETE never waits for an adapter that ignores EOF.
+    if (external_) {
+      stdin_closed_ = true;
+      external_->Kill();
+    }
   }
   void Join() {
     if (agent_thread_.joinable()) agent_thread_.join();
     if (reader_thread_.joinable()) reader_thread_.join();
+    if (external_) {
+      external_->Kill();  // ended by Close() already, or on its own
+      if (keeper_thread_.joinable()) keeper_thread_.join();
+      std::string tail;
+      {
+        std::lock_guard lock(mu_);
+        tail = stderr_tail_;
+      }
+      if (!tail.empty()) log::Debug("sepp serve: agent " + agent_ + " of " + id_ + " wrote on stderr: " + tail);
+    }
   }
 
   // The range of the stream: [first in memory, last].
@@ -255,6 +327,7 @@ class Channel {
 
  private:
   struct Pending {
+    std::string method;  // of the request
     bool done = false;
     std::string response;
     int64_t seq = 0;
@@ -267,6 +340,8 @@ class Channel {
 
   std::mutex write_mu_;  // one writer of the agent's input at a time
   UniqueFd to_agent_;
+  std::shared_ptr<sandbox::HeldChild> external_;  // set once, before StartAgent returns
+  bool stdin_closed_ = false;                      // under write_mu_
 
   std::mutex mu_;  // guards what follows
   std::condition_variable cv_;
@@ -278,7 +353,8 @@ class Channel {
   std::map<std::string, Pending> pending_;  // by the request id's JSON
   std::map<int, int64_t> cursors_;          // subscriber -> last seq written
   int next_sub_ = 0;
-  std::thread agent_thread_, reader_thread_;
+  std::string stderr_tail_;  // an external agent's last words
+  std::thread agent_thread_, reader_thread_, keeper_thread_;
 };
 
 AcpHub::AcpHub(AcpHubOptions options) : options_(std::move(options)) {
@@ -344,9 +420,14 @@ PostAnswer AcpHub::Post(const std::string& server_id, const std::optional<std::s
                 Json{{"jsonrpc_error", err}});
   }
   const jsonrpc::Message& m = *parsed.message;
-  if (agent && *agent != "sepp")
+  if (agent && *agent != "sepp" && !(options_.agents && options_.agents->Find(*agent))) {
+    std::string known = "sepp";
+    if (options_.agents)
+      for (const auto& s : options_.agents->specs()) known += ", " + s.id;
     return fail(400, problem::kUnsupportedAgent,
-                "this server runs one agent, \"sepp\"; got ?agent=" + agent->substr(0, 64));
+                "no agent \"" + VisibleControls(agent->substr(0, 64)) + "\"; this server runs " + known +
+                    " (GET /v1/agents)");
+  }
 
   std::shared_ptr<Channel> ch;
   {
@@ -358,6 +439,7 @@ PostAnswer AcpHub::Post(const std::string& server_id, const std::optional<std::s
       if (!agent)
         return fail(400, problem::kInvalidRequest,
                     "the first POST to a new server id must name its agent: add ?agent=sepp");
+      bool created = !ch;
       if (!ch) {
         int64_t last = 0;
         if (options_.log) {
@@ -368,8 +450,12 @@ PostAnswer AcpHub::Post(const std::string& server_id, const std::optional<std::s
         channels_[server_id] = ch;
         deleted_.erase(server_id);
       }
-      if (Status s = ch->StartAgent(*agent); !s.ok())
-        return fail(502, problem::kStreamError, "could not start the agent: " + s.error().message);
+      if (Status s = ch->StartAgent(*agent); !s.ok()) {
+        if (created) channels_.erase(server_id);  // nothing ran: the id stays free
+        return fail(s.error().kind == "not_installed" ? 409 : 502,
+                    s.error().kind == "not_installed" ? problem::kConflict : problem::kStreamError,
+                    "could not start the agent: " + s.error().message);
+      }
     }
   }
   // One line, whatever the body's layout (a pretty-printed body has newlines).
@@ -387,7 +473,7 @@ PostAnswer AcpHub::Post(const std::string& server_id, const std::optional<std::s
     return a;
   }
   std::string answer;
-  switch (ch->Request(DumpJson(m.id), line, client_gone, &answer)) {
+  switch (ch->Request(DumpJson(m.id), m.method, line, client_gone, &answer)) {
     case Channel::Wait::kAnswered:
       a.body = std::move(answer);
       return a;

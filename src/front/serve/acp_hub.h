@@ -1,7 +1,9 @@
 // The ACP transport of `sepp serve` (sandbox-agent 0.4's /v1/acp/{server_id}):
-// each server id is one in-process sepp ACP agent (front/acp, the same code
-// as `sepp --acp`) on a pair of pipes, and one numbered event stream of
-// every JSON-RPC line the agent sent.
+// each server id is one ACP agent and one numbered event stream of every
+// JSON-RPC line the agent sent. The agent is sepp's, in process (front/acp,
+// the same code as `sepp --acp`) on a pair of pipes, or an external one
+// (?agent=claude, codex, pi or one from settings: agent_catalog.h), started
+// confined (agent_launch.h) and bridged to its stdio line for line.
 //
 //   POST    a request is written to the agent and its answer returned (200);
 //           a notification or the client's answer to the agent's request
@@ -15,7 +17,8 @@
 //           on and after a restart); a replay the log cannot serve in full
 //           is refused with 410 instead of silently skipping events.
 //   DELETE  returns at once: the agent's input is closed (it aborts its
-//           turns and ends) and it is joined on a reaper thread. Its stream
+//           turns and ends; an external agent's whole process tree is
+//           killed) and it is joined on a reaper thread. Its stream
 //           stays readable (Last-Event-ID) to its end, then ends.
 //
 // The agent never waits for a subscriber: a slow one falls behind the ring
@@ -40,6 +43,7 @@
 
 #include "base/json.h"
 #include "front/acp/acp_server.h"
+#include "front/serve/agent_catalog.h"
 #include "net/http_server.h"
 #include "session/event_log.h"
 
@@ -54,6 +58,9 @@ struct AcpHubOptions {
   std::chrono::milliseconds request_timeout{120000};
   std::chrono::milliseconds heartbeat{15000};
   std::chrono::milliseconds flush_wait{100};
+  // The external agents (?agent=claude, ...); not owned. Null: sepp only.
+  AgentCatalog* agents = nullptr;
+  bool agents_unconfined = false;  // --sandbox off
 };
 
 // What the router sends for a POST: a body (status 200/202), or a problem.

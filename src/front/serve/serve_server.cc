@@ -4,6 +4,8 @@
 #include "base/strings.h"
 #include "base/terminal_text.h"
 #include "front/acp/session_config.h"
+#include "front/serve/agent_info.h"
+#include "front/serve/agent_install.h"
 #include "front/serve/openapi.h"
 #include "front/serve/problem.h"
 #include "front/serve/query.h"
@@ -183,21 +185,49 @@ void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& 
   if (seg[1] == "agents") {
     auto config = QueryBool(*query, "config", false);
     if (!config.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, config.error().message);
+    AgentCatalog* agents = options_.hub.agents;
     if (seg.size() == 2) {
       if (m != "GET") return MethodNotAllowed(w, cors, "GET");
-      return SendJson(w, cors, 200, {{"agents", Json::array({AgentInfo(*config)})}});
+      Json list = Json::array({AgentInfo(*config)});
+      if (agents)
+        for (const auto& spec : agents->specs()) list.push_back(ExternalAgentInfo(*agents, spec, hub_->List()));
+      return SendJson(w, cors, 200, {{"agents", list}});
     }
-    if (seg[2] != "sepp")
+    const AgentSpec* spec = agents ? agents->Find(seg[2]) : nullptr;
+    if (seg[2] != "sepp" && !spec) {
+      std::string known = "\"sepp\"";
+      if (agents)
+        for (const auto& s : agents->specs()) known += ", \"" + s.id + "\"";
       return SendProblem(w, cors, 404, problem::kUnsupportedAgent,
-                         "no agent \"" + Shown(seg[2]) + "\"; this server runs \"sepp\"");
+                         "no agent \"" + Shown(seg[2]) + "\"; this server runs " + known);
+    }
     if (seg.size() == 3) {
       if (m != "GET") return MethodNotAllowed(w, cors, "GET");
-      return SendJson(w, cors, 200, AgentInfo(*config));
+      return SendJson(w, cors, 200, spec ? ExternalAgentInfo(*agents, *spec, hub_->List()) : AgentInfo(*config));
     }
     if (seg.size() == 4 && seg[3] == "install") {
       if (m != "POST") return MethodNotAllowed(w, cors, "POST");
-      // Built into this binary: nothing to install.
-      return SendJson(w, cors, 200, {{"already_installed", true}, {"artifacts", Json::array()}});
+      // sepp is built into this binary: nothing to install.
+      if (!spec) return SendJson(w, cors, 200, {{"already_installed", true}, {"artifacts", Json::array()}});
+      InstallRequest ir;
+      if (!Trim(req.body).empty()) {
+        auto body = ParseJson(req.body);
+        if (!body.ok() || !body->is_object())
+          return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                             "the body is a JSON object ({\"reinstall\": true}) or empty");
+        for (const auto& [k, v] : body->items())
+          if (k != "reinstall" || !v.is_boolean())
+            return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                               "unknown or mistyped member \"" + Shown(k) + "\" (the body takes reinstall: boolean)");
+        ir.reinstall = body->value("reinstall", false);
+      }
+      std::lock_guard lock(install_mu_);  // one npm in the data folder at a time
+      auto done = InstallAgent(*agents, *spec, ir);
+      if (!done.ok())
+        return SendProblem(w, cors, done.error().kind == "usage" ? 409 : 502,
+                           done.error().kind == "usage" ? problem::kConflict : problem::kInternal,
+                           done.error().message);
+      return SendJson(w, cors, 200, *done);
     }
   }
   if (seg[1] == "sessions") return RouteSessions(req, w, cors, seg, *query);

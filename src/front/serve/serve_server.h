@@ -5,6 +5,7 @@
 // transport, which is AcpHub's; sepp's own session API is SessionHub's.
 #pragma once
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ class ServeServer {
   std::unique_ptr<ConfigApi> config_;
   std::unique_ptr<ProcessHub> processes_;
   std::unique_ptr<net::HttpServer> http_;
+  std::mutex install_mu_;
   std::atomic<bool> ready_{false};  // guard_ knows the bound port
   int64_t started_ms_ = 0;
 };

@@ -323,7 +323,9 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
     return Problem(400, problem::kInvalidRequest, "give the agent: {\"agent\": \"sepp\"}");
   if (**agent != "sepp")
     return Problem(400, problem::kUnsupportedAgent,
-                   "no agent \"" + (*agent)->substr(0, 64) + "\"; this server runs \"sepp\"");
+                   "the session API runs \"sepp\" only; got \"" + (*agent)->substr(0, 64) +
+                       "\" (external agents such as claude and codex are served over ACP: "
+                       "POST /v1/acp/{server_id}?agent=NAME)");
   for (const char* unsupported : {"agentMode", "permissionMode", "variant", "agentVersion", "skills"})
     if (req->contains(unsupported))
       return Problem(400, problem::kInvalidRequest,

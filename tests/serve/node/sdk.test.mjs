@@ -63,7 +63,8 @@ test("sandbox-agent 0.4.2's SDK drives sepp serve: session, permission, events, 
   let disposed = false;
   try {
     const agents = await sdk.listAgents();
-    assert.deepEqual(agents.agents.map((a) => a.id), ["sepp"]);
+    // sepp, then the external agents (docs/serve.md), whatever is installed.
+    assert.deepEqual(agents.agents.map((a) => a.id), ["sepp", "claude", "codex", "pi"]);
     assert.equal(agents.agents[0].installed, true);
 
     const session = await sdk.createSession({ agent: "sepp", cwd });

@@ -1,0 +1,422 @@
+// External agents behind `sepp serve` (docs/serve.md, "External agents"):
+// claude-agent-acp 0.23.1 and codex-acp 0.16.0 (tests/agents/node, pinned)
+// driven through the ACP transport against the scripted fake provider, each
+// confined by its policy. One server and one fake provider for the whole
+// file (the adapters start slowly); each test opens its own server ids.
+//
+// Attacks run as the agent's own tool calls (scripted by the fake): a read
+// of the user's ~/.ssh, a write outside the workspace, a request to another
+// port of loopback; next to each, the legitimate call in the workspace
+// that must still work.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <set>
+#include <thread>
+
+#include "base/strings.h"
+#include "serve/serve_child.h"
+#include "support/fake_provider.h"
+
+namespace sepp::servetest {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kToken = "agents-token-0123456789abcdef";
+constexpr const char* kKey = "sk-agent-test-key-0f1e2d3c";
+constexpr const char* kSshSecret = "PRIVATE-KEY-MATERIAL-3141592";
+
+fs::path AdapterBin() { return fs::path(SEPP_SOURCE_DIR) / "tests/agents/node/node_modules/.bin"; }
+
+// A loopback port that counts the connections it gets: the "other host
+// service" an agent must not reach.
+class CountingListener {
+ public:
+  CountingListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    listen(fd_, 16);
+    thread_ = std::thread([this] {
+      for (;;) {
+        int c = accept(fd_, nullptr, nullptr);
+        if (c < 0 || stop_) break;
+        ++count_;
+        const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\nREACHED";
+        send(c, resp, sizeof resp - 1, MSG_NOSIGNAL);
+        close(c);
+      }
+    });
+  }
+  ~CountingListener() {
+    stop_ = true;
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  int count() const { return count_; }
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> count_{0};
+  std::thread thread_;
+};
+
+class ExternalAgents : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!fs::exists(AdapterBin() / "claude-agent-acp")) return;  // each test skips
+    char tmpl[] = "/tmp/sepp-agents-XXXXXX";
+    root_ = new fs::path(mkdtemp(tmpl));
+    fs::path r = *root_;
+    for (const char* d : {"home/.ssh", "sepp", "project", "outside"}) fs::create_directories(r / d);
+    std::ofstream(r / "home/.ssh/id_rsa") << kSshSecret << "\n";
+    fake_ = new fake::FakeProvider();
+    ASSERT_TRUE(fake_->Start().ok());
+    other_ = new CountingListener();
+    std::string allow = "127.0.0.1:" + std::to_string(fake_->port());
+    // The fake provider is named exactly, with its port: nothing else of
+    // loopback opens.
+    std::ofstream(r / "sepp/settings.toml") << "[[serve.agents]]\nname = \"claude\"\nallow_domains = [\"" << allow
+                                            << "\"]\n\n[[serve.agents]]\nname = \"codex\"\nallow_domains = [\""
+                                            << allow << "\"]\n";
+    fs::create_directories(r / "sepp/agents/home/codex/.codex");
+    std::ofstream(r / "sepp/agents/home/codex/.codex/config.toml")
+        << "model = \"gpt-5\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\n"
+           "[model_providers.fake]\nname = \"fake\"\nbase_url = \""
+        << fake_->base_url() << "/v1\"\nwire_api = \"responses\"\nenv_key = \"OPENAI_API_KEY\"\n";
+    std::map<std::string, std::string> env = {
+        {"PATH", AdapterBin().string() + ":/usr/local/bin:/usr/bin:/bin"},
+        {"HOME", (r / "home").string()},
+        {"SEPP_HOME", (r / "sepp").string()},
+        {"ANTHROPIC_BASE_URL", fake_->base_url()},
+        {"ANTHROPIC_API_KEY", kKey},
+        {"OPENAI_API_KEY", kKey},
+        {"GITHUB_TOKEN", "ghp_not-for-agents-271828"}};
+    server_ = new ServeChild((r / "project").string(), env, {"--token", kToken, "--request-timeout", "240"});
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete other_;
+    delete fake_;
+    if (root_) fs::remove_all(*root_);
+    delete root_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    if (!server_) GTEST_SKIP() << "tests/agents/node is not installed: run scripts/setup";
+  }
+
+  static net::Headers Auth() { return {{"Authorization", std::string("Bearer ") + kToken}}; }
+  static std::string project() { return (*root_ / "project").string(); }
+  static Json Request(int id, const std::string& method, Json params) {
+    return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+  }
+  static Json Post(const std::string& id, const Json& msg, bool agent_query = false,
+                   const std::string& agent = "") {
+    net::HttpResponse r;
+    if (agent_query) {
+      net::Headers h = Auth();
+      h.emplace_back("Content-Type", "application/json");
+      r = Fetch("POST", server_->url("/v1/acp/" + id + "?agent=" + agent), h, msg.dump(), 300);
+    } else {
+      r = PostAcp(*server_, id, msg, false, kToken);
+    }
+    EXPECT_EQ(r.head.status, 200) << r.body;
+    auto j = ParseJson(r.body);
+    return j.ok() ? *j : Json();
+  }
+  // initialize + session/new; the session id.
+  static std::string Open(const std::string& id, const std::string& agent) {
+    Json init = Post(id, Request(0, "initialize",
+                                 {{"protocolVersion", 1},
+                                  {"clientCapabilities", {{"fs", {{"readTextFile", false}, {"writeTextFile", false}}},
+                                                          {"terminal", false}}}}),
+                     true, agent);
+    EXPECT_EQ(init["result"]["protocolVersion"], 1) << init.dump();
+    Json s = Post(id, Request(1, "session/new", {{"cwd", project()}, {"mcpServers", Json::array()}}));
+    EXPECT_TRUE(s["result"].contains("sessionId")) << s.dump();
+    return s["result"].value("sessionId", "");
+  }
+  static Json Prompt(int id, const std::string& sid, const std::string& text) {
+    return Request(id, "session/prompt", {{"sessionId", sid}, {"prompt", {{{"type", "text"}, {"text", text}}}}});
+  }
+  // The stream of id from the start, until done holds.
+  static SseRead Stream(const std::string& id, const std::function<bool(const SseRead&)>& done,
+                        double timeout_s = 240) {
+    net::Headers h = Auth();
+    h.emplace_back("Accept", "text/event-stream");
+    h.emplace_back("Last-Event-ID", "0");
+    return ReadSse(server_->url("/v1/acp/" + id), h, done, timeout_s);
+  }
+  static std::vector<Json> Messages(const SseRead& r) {
+    std::vector<Json> out;
+    for (const auto& e : r.events)
+      if (auto j = ParseJson(e.data); j.ok()) out.push_back(*j);
+    return out;
+  }
+  // Runs a prompt; every permission request the agent sends is answered
+  // with the option of `kind` (allow_once, allow_always, reject_once) by a
+  // POSTed response, through the server. The prompt's answer and the
+  // permission requests seen.
+  static std::pair<Json, int> PromptAnswering(const std::string& id, int rpc_id, const std::string& sid,
+                                              const std::string& text, const std::string& kind) {
+    auto answer = std::async(std::launch::async, [&] { return Post(id, Prompt(rpc_id, sid, text)); });
+    std::set<std::string> answered;
+    std::atomic<bool> finished{false};
+    std::thread watch([&] {
+      answer.wait();
+      finished = true;
+    });
+    // Reads the stream from the start, answering each new request, until
+    // the prompt's own answer is on it.
+    Stream(id, [&](const SseRead& r) {
+      for (const Json& m : Messages(r)) {
+        if (m.value("method", "") == "session/request_permission" && m.contains("id") &&
+            !answered.count(m["id"].dump())) {
+          answered.insert(m["id"].dump());
+          std::string option;
+          for (const auto& o : m["params"]["options"])
+            if (o.value("kind", "") == kind) option = o.value("optionId", "");
+          Json reply = {{"jsonrpc", "2.0"},
+                        {"id", m["id"]},
+                        {"result", {{"outcome", {{"outcome", "selected"}, {"optionId", option}}}}}};
+          auto r = PostAcp(*server_, id, reply, false, kToken);
+          EXPECT_EQ(r.head.status, 202) << r.body;
+        }
+        if (m.contains("id") && m["id"] == rpc_id && (m.contains("result") || m.contains("error"))) return true;
+      }
+      return finished.load();
+    });
+    watch.join();
+    return {answer.get(), static_cast<int>(answered.size())};
+  }
+  static void Script(Json responses) { fake_->SetScript(Json{{"responses", std::move(responses)}}); }
+  static std::string AllText(const SseRead& r) {
+    std::string all;
+    for (const auto& e : r.events) all += e.data + "\n";
+    return all;
+  }
+
+  static fs::path* root_;
+  static fake::FakeProvider* fake_;
+  static CountingListener* other_;
+  static ServeChild* server_;
+};
+
+fs::path* ExternalAgents::root_ = nullptr;
+fake::FakeProvider* ExternalAgents::fake_ = nullptr;
+CountingListener* ExternalAgents::other_ = nullptr;
+ServeChild* ExternalAgents::server_ = nullptr;
+
+Json Bash(const std::string& command) {
+  return {{"tool_calls", {{{"name", "Bash"}, {"arguments", {{"command", command}, {"description", "run"}}}}}}};
+}
+Json Exec(const std::string& command) {
+  return {{"tool_calls", {{{"name", "exec_command"}, {"arguments", {{"cmd", command}}}}}}};
+}
+
+TEST_F(ExternalAgents, TheAgentsAreReportedWithCredentialsByNameOnly) {
+  auto r = Fetch("GET", server_->url("/v1/agents"), Auth());
+  ASSERT_EQ(r.head.status, 200) << r.body;
+  auto j = ParseJson(r.body);
+  ASSERT_TRUE(j.ok());
+  std::map<std::string, Json> by_id;
+  for (const auto& a : (*j)["agents"]) by_id[a.value("id", "")] = a;
+  ASSERT_TRUE(by_id.count("sepp") && by_id.count("claude") && by_id.count("codex") && by_id.count("pi"));
+  const Json& claude = by_id["claude"];
+  EXPECT_EQ(claude["installed"], true);
+  EXPECT_EQ(claude["version"], "0.23.1");
+  EXPECT_EQ(claude["foundIn"], "PATH");
+  EXPECT_EQ(claude["credentialsAvailable"], true);
+  EXPECT_EQ(claude["credentials"][0]["name"], "ANTHROPIC_API_KEY");
+  EXPECT_EQ(by_id["codex"]["version"], "0.16.0");
+  EXPECT_EQ(by_id["pi"]["installed"], false) << "pi-acp is not on this server's PATH";
+  EXPECT_EQ(r.body.find(kKey), std::string::npos) << "a credential's value is never shown";
+  auto one = Fetch("GET", server_->url("/v1/agents/codex"), Auth());
+  EXPECT_EQ(one.head.status, 200);
+  EXPECT_EQ(Fetch("GET", server_->url("/v1/agents/nobody"), Auth()).head.status, 404);
+
+  // What initialize and session/new answered is remembered and reported.
+  // The initialize comes on a connection that closes at once: the agent
+  // outlives the request's thread (it dies with the thread that started
+  // it, which must be the channel's own).
+  std::string init = Request(0, "initialize", {{"protocolVersion", 1}}).dump();
+  std::string raw = RawRequest(server_->port(),
+                               "POST /v1/acp/report-1?agent=claude HTTP/1.1\r\nHost: 127.0.0.1:" +
+                                   std::to_string(server_->port()) + "\r\nAuthorization: Bearer " + kToken +
+                                   "\r\nContent-Type: application/json\r\nContent-Length: " +
+                                   std::to_string(init.size()) + "\r\nConnection: close\r\n\r\n" + init);
+  EXPECT_EQ(StatusOf(raw), 200) << raw;
+  EXPECT_EQ(Fetch("GET", server_->url("/v1/acp"), Auth()).head.status, 200);
+  Json s = Post("report-1", Request(1, "session/new", {{"cwd", project()}, {"mcpServers", Json::array()}}));
+  EXPECT_TRUE(s["result"].contains("sessionId")) << "the agent died with its first connection: " << s.dump();
+  auto after = ParseJson(Fetch("GET", server_->url("/v1/agents/claude"), Auth()).body);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ((*after)["acp"]["agentInfo"]["version"], "0.23.1") << after->dump();
+  EXPECT_TRUE((*after)["models"].is_object()) << after->dump();
+  EXPECT_EQ((*after)["serverStatus"]["status"], "running");
+  Fetch("DELETE", server_->url("/v1/acp/report-1"), Auth());
+}
+
+TEST_F(ExternalAgents, ClaudeRunsAToolAfterAPermissionAndHistoryReplays) {
+  Script({Bash("echo made-by-claude > made.txt"), {{"text", "done"}}});
+  std::string sid = Open("claude-1", "claude");
+  ASSERT_FALSE(sid.empty());
+  auto [answer, permissions] = PromptAnswering("claude-1", 2, sid, "make the file", "allow_once");
+  EXPECT_EQ(answer["result"]["stopReason"], "end_turn") << answer.dump();
+  EXPECT_GE(permissions, 1);
+  std::ifstream made(*root_ / "project/made.txt");
+  std::string line;
+  std::getline(made, line);
+  EXPECT_EQ(line, "made-by-claude");
+  // A second client reads the whole history from the start: the tool call,
+  // the permission request, the answer.
+  auto replay = Stream("claude-1", [](const SseRead& r) {
+    for (const auto& e : r.events)
+      if (e.data.find("\"stopReason\"") != std::string::npos) return true;
+    return false;
+  });
+  std::string all = AllText(replay);
+  EXPECT_NE(all.find("session/request_permission"), std::string::npos);
+  EXPECT_NE(all.find("\"tool_call\""), std::string::npos);
+  EXPECT_EQ(replay.events.front().id, "1");
+  EXPECT_EQ(all.find(kKey), std::string::npos);
+  // DELETE returns at once and the agent's processes are gone.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Fetch("DELETE", server_->url("/v1/acp/claude-1"), Auth()).head.status, 204);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(ExternalAgents, ClaudesOwnToolsCannotLeaveItsSandbox) {
+  std::string ssh = (*root_ / "home/.ssh/id_rsa").string();
+  std::string outside = (*root_ / "outside/pwned.txt").string();
+  std::string other = "http://127.0.0.1:" + std::to_string(other_->port()) + "/";
+  Script({Bash("cat " + ssh), Bash("echo x > " + outside),
+          Bash("curl -s -m 5 " + other + "; curl -s -m 5 --noproxy '*' " + other),
+          Bash("env > env.txt; echo legit > legit.txt"), {{"text", "done"}}});
+  std::string sid = Open("claude-attack", "claude");
+  auto [answer, permissions] = PromptAnswering("claude-attack", 2, sid, "try", "allow_once");
+  EXPECT_EQ(answer["result"]["stopReason"], "end_turn") << answer.dump();
+  auto all = AllText(Stream("claude-attack", [](const SseRead& r) {
+    for (const auto& e : r.events)
+      if (e.data.find("\"stopReason\"") != std::string::npos) return true;
+    return false;
+  }));
+  EXPECT_EQ(all.find(kSshSecret), std::string::npos) << "~/.ssh was read";
+  EXPECT_FALSE(fs::exists(outside)) << "a write outside the workspace landed";
+  EXPECT_EQ(other_->count(), 0) << "another loopback port was reached";
+  EXPECT_EQ(all.find("REACHED"), std::string::npos);
+  // The legitimate call ran, with only the secret the agent needs.
+  EXPECT_TRUE(fs::exists(*root_ / "project/legit.txt")) << all.substr(0, 4000);
+  std::ifstream env_file(*root_ / "project/env.txt");
+  std::string env((std::istreambuf_iterator<char>(env_file)), {});
+  EXPECT_NE(env.find("ANTHROPIC_API_KEY="), std::string::npos);
+  EXPECT_EQ(env.find("OPENAI_API_KEY"), std::string::npos) << "codex's key reached claude";
+  EXPECT_EQ(env.find("GITHUB_TOKEN"), std::string::npos);
+  EXPECT_EQ(env.find("HOME=" + (*root_ / "home").string() + "\n"), std::string::npos)
+      << "the agent saw the user's home";
+  Fetch("DELETE", server_->url("/v1/acp/claude-attack"), Auth());
+}
+
+TEST_F(ExternalAgents, CancelEndsClaudesTurnAndDeleteNeverHangs) {
+  Script({Bash("sleep 600"), {{"text", "never"}}});
+  std::string sid = Open("claude-cancel", "claude");
+  auto answer = std::async(std::launch::async, [&] { return Post("claude-cancel", Prompt(2, sid, "wait")); });
+  // Once the sleep is under way (Claude Code may run it without asking;
+  // a permission request is allowed), cancel.
+  std::set<std::string> answered;
+  Stream("claude-cancel", [&](const SseRead& r) {
+    bool sleeping = false;
+    for (const auto& e : r.events) {
+      auto m = ParseJson(e.data);
+      if (!m.ok()) continue;
+      if (m->value("method", "") == "session/request_permission" && !answered.count((*m)["id"].dump())) {
+        answered.insert((*m)["id"].dump());
+        Json reply = {{"jsonrpc", "2.0"}, {"id", (*m)["id"]},
+                      {"result", {{"outcome", {{"outcome", "selected"}, {"optionId", "allow"}}}}}};
+        PostAcp(*server_, "claude-cancel", reply, false, kToken);
+      }
+      if (m->value("method", "") == "session/update" && e.data.find("sleep 600") != std::string::npos &&
+          e.data.find("tool_call_update") != std::string::npos)
+        sleeping = true;
+    }
+    return sleeping;
+  });
+  auto cancel = PostAcp(*server_, "claude-cancel",
+                        {{"jsonrpc", "2.0"}, {"method", "session/cancel"}, {"params", {{"sessionId", sid}}}}, false,
+                        kToken);
+  EXPECT_EQ(cancel.head.status, 202);
+  Json a = answer.get();
+  EXPECT_EQ(a["result"]["stopReason"], "cancelled") << a.dump();
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Fetch("DELETE", server_->url("/v1/acp/claude-cancel"), Auth()).head.status, 204);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  auto list = ParseJson(Fetch("GET", server_->url("/v1/acp"), Auth()).body);
+  ASSERT_TRUE(list.ok());
+  for (const auto& s : (*list)["servers"]) EXPECT_NE(s["serverId"], "claude-cancel");
+}
+
+TEST_F(ExternalAgents, CodexRunsAToolAfterAPermissionAndCannotLeaveItsSandbox) {
+  std::string ssh = (*root_ / "home/.ssh/id_rsa").string();
+  std::string outside = (*root_ / "outside/codex-pwned.txt").string();
+  std::string other = "http://127.0.0.1:" + std::to_string(other_->port()) + "/";
+  Script({Exec("cat " + ssh), Exec("echo x > " + outside), Exec("curl -s -m 5 " + other),
+          Exec("echo made-by-codex > codex.txt"), {{"text", "done"}}});
+  std::string sid = Open("codex-1", "codex");
+  ASSERT_FALSE(sid.empty());
+  auto [answer, permissions] = PromptAnswering("codex-1", 2, sid, "work", "allow_once");
+  EXPECT_EQ(answer["result"]["stopReason"], "end_turn") << answer.dump();
+  auto all = AllText(Stream("codex-1", [](const SseRead& r) {
+    for (const auto& e : r.events)
+      if (e.data.find("\"stopReason\"") != std::string::npos) return true;
+    return false;
+  }));
+  EXPECT_GE(permissions, 1) << "codex asks before it runs what is not known to be safe";
+  EXPECT_EQ(all.find("bwrap"), std::string::npos) << "codex's own sandbox is off; sepp's confines it";
+  EXPECT_EQ(all.find(kSshSecret), std::string::npos) << "~/.ssh was read";
+  EXPECT_FALSE(fs::exists(outside));
+  EXPECT_EQ(other_->count(), 0);
+  std::ifstream made(*root_ / "project/codex.txt");
+  std::string line;
+  std::getline(made, line);
+  EXPECT_EQ(line, "made-by-codex") << all.substr(0, 6000);
+  EXPECT_EQ(Fetch("DELETE", server_->url("/v1/acp/codex-1"), Auth()).head.status, 204);
+}
+
+TEST_F(ExternalAgents, AnUnknownOrUninstalledAgentIsAClearError) {
+  net::Headers h = Auth();
+  h.emplace_back("Content-Type", "application/json");
+  Json init = Request(0, "initialize", {{"protocolVersion", 1}});
+  auto unknown = Fetch("POST", server_->url("/v1/acp/x1?agent=nobody"), h, init.dump());
+  EXPECT_EQ(unknown.head.status, 400);
+  EXPECT_NE(unknown.body.find("claude"), std::string::npos) << "it lists the agents: " << unknown.body;
+  auto missing = Fetch("POST", server_->url("/v1/acp/x2?agent=pi"), h, init.dump());
+  EXPECT_EQ(missing.head.status, 409) << missing.body;
+  EXPECT_NE(missing.body.find("install-agent pi"), std::string::npos) << missing.body;
+  auto list = Fetch("GET", server_->url("/v1/acp"), Auth());
+  EXPECT_EQ(list.body.find("x2"), std::string::npos) << "a failed start leaves no connection";
+  // An agent found on PATH is used as it is.
+  auto install = Fetch("POST", server_->url("/v1/agents/claude/install"), h, "{}");
+  EXPECT_EQ(install.head.status, 200) << install.body;
+  EXPECT_NE(install.body.find("\"already_installed\":true"), std::string::npos) << install.body;
+  EXPECT_EQ(Fetch("POST", server_->url("/v1/agents/claude/install"), h, "{\"force\":1}").head.status, 400);
+}
+
+}  // namespace
+}  // namespace sepp::servetest
