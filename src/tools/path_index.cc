@@ -98,8 +98,9 @@ std::vector<IndexedPath> PathIndex::WalkSubtree(const std::string& dir, const Pa
   std::string prefix = dir.empty() ? "" : dir + "/";
   WalkOptions opts;
   opts.cancel = cancel;
+  WalkHider hider(guard, base);
   Walk(base, opts, [&](const WalkEntry& w) {
-    if (guard.Hidden(w.path)) return true;
+    if (hider.Hidden(w.rel, w.is_dir)) return true;
     IndexedPath e;
     e.rel = prefix + w.rel;
     size_t slash = e.rel.rfind('/');
