@@ -392,6 +392,30 @@ TEST_F(SearchToolsTest, ContentChangesAreSeenByTheNextSearch) {
   EXPECT_EQ(r["total_matched"], 2) << last_text_;
 }
 
+TEST_F(SearchToolsTest, GitIndexesOfVersionsTwoAndFourAreRead) {
+  dir_.Write("a.txt", "x");
+  dir_.Write("b/c.txt", "x");
+  dir_.Write("b/d/e.txt", "x");
+  Git("init -q");
+  Git("add -A");
+  for (const char* version : {"2", "4"}) {
+    Git(std::string("update-index --index-version ") + version);
+    std::ifstream in(dir_.path() / ".git/index", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto index = ParseGitIndex(bytes);
+    ASSERT_TRUE(index.ok()) << version << ": " << index.error().message;
+    EXPECT_EQ(index->size(), 3u) << version;
+    for (const char* path : {"a.txt", "b/c.txt", "b/d/e.txt"}) {
+      const GitIndexEntry* e = index->Find(path);
+      ASSERT_NE(e, nullptr) << version << " " << path;
+      EXPECT_EQ(e->size, 1u);
+      EXPECT_FALSE(e->conflict);
+    }
+    EXPECT_EQ(index->Find("b"), nullptr);
+    EXPECT_EQ(index->Find("b/c"), nullptr);
+  }
+}
+
 TEST(GitIndexTest, MalformedIndexesAreErrorsNotCrashes) {
   EXPECT_FALSE(ParseGitIndex("").ok());
   EXPECT_FALSE(ParseGitIndex("DIRC\0\0\0\x09\0\0\0\x01").ok());
