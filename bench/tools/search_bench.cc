@@ -5,7 +5,9 @@
 // query), `rg -c TOKEN` (rare literal). Prints p50/p95 and the ratios.
 //
 // Run by hand (not by CI): build/bench/tools/bench_search [files]
-// The tree is made under $TMPDIR (about 30 s) and removed at exit.
+// The tree is made under $TMPDIR (about 30 s) and removed at exit, or kept
+// in $SEPP_BENCH_TREE for the next run.
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +22,8 @@
 
 #include "sandbox/defaults.h"
 #include "tools/access.h"
+#include "tools/git_index.h"
+#include "tools/walk.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
 
@@ -37,6 +41,15 @@ const char* const kExts[] = {".cc", ".h", ".rs", ".ts", ".py", ".go", ".md", ".j
 
 double Ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// The process's CPU time in ms (all threads: a large query is scored on
+// two): on a loaded machine the wall time of a call is mostly waiting for a
+// core, its CPU time is what the call costs.
+double CpuMs() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
 double Pct(std::vector<double> v, double p) {
@@ -79,15 +92,26 @@ void Row(const char* what, const std::vector<double>& sepp, const char* peer_nam
 int main(int argc, char** argv) {
   int files = argc > 1 ? std::atoi(argv[1]) : 100'000;
   int dirs = std::max(1, files / 20);
-  std::string tmpl = (fs::temp_directory_path() / "sepp-bench-search-XXXXXX").string();
-  fs::path root = ::mkdtemp(tmpl.data());
-  std::printf("generating %d files in %d folders under %s ...\n", files, dirs, root.c_str());
+  // SEPP_BENCH_TREE=DIR keeps the tree there for the next run (made once:
+  // the same names from the same seed), for runs side by side.
+  const char* keep = std::getenv("SEPP_BENCH_TREE");
+  fs::path root;
+  if (keep && *keep) {
+    root = keep;
+    fs::create_directories(root);
+  } else {
+    std::string tmpl = (fs::temp_directory_path() / "sepp-bench-search-XXXXXX").string();
+    root = ::mkdtemp(tmpl.data());
+  }
+  bool reuse = fs::exists(root / ".sepp-bench-tree");
+  std::printf("%s %d files in %d folders under %s ...\n", reuse ? "reusing" : "generating", files, dirs,
+              root.c_str());
   std::mt19937 rng(42);
   std::vector<std::string> dir_names;
   for (int d = 0; d < dirs; ++d) {
     std::string name = std::string(kWords[d % kWordCount]) + "/" + kWords[(d / kWordCount) % kWordCount] +
                        "_" + std::to_string(d);
-    fs::create_directories(root / name);
+    if (!reuse) fs::create_directories(root / name);
     dir_names.push_back(name);
   }
   std::vector<std::string> paths;
@@ -98,13 +122,16 @@ int main(int argc, char** argv) {
     body.clear();
     while (body.size() < 1000) body += std::string(kWords[rng() % kWordCount]) + (rng() % 8 ? " " : "\n");
     if (f % 1000 == 500) body += "\nrare_quokka_token here\n";
-    std::ofstream(root / name, std::ios::binary) << body;
+    if (!reuse) std::ofstream(root / name, std::ios::binary) << body;
     paths.push_back(name);
   }
-  std::ofstream(root / ".gitignore") << "*.log\n";
-  if (std::system(("cd '" + root.string() + "' && git init -q && git add -A && git -c user.email=b@b "
-                   "-c user.name=b commit -q -m tree").c_str()) != 0)
-    std::printf("(git commit failed: no git boost in this run)\n");
+  if (!reuse) {
+    std::ofstream(root / ".gitignore") << "*.log\n.sepp-bench-tree\n";
+    if (std::system(("cd '" + root.string() + "' && git init -q && git add -A && git -c user.email=b@b "
+                     "-c user.name=b commit -q -m tree").c_str()) != 0)
+      std::printf("(git commit failed: no git boost in this run)\n");
+    if (keep && *keep) std::ofstream(root / ".sepp-bench-tree") << "made by bench_search\n";
+  }
   std::system(("cd '" + root.string() + "' && git status >/dev/null").c_str());  // warm the page cache
 
   sepp::sandbox::Policy policy = sepp::sandbox::DefaultToolPolicy(root);
@@ -115,17 +142,45 @@ int main(int argc, char** argv) {
   ctx.guard = &guard;  // as the tool worker does: one guard for the session
 
   // Index build: a fresh tool set per round (the first call builds).
-  std::vector<double> build;
+  // build_ms is the walk the index reports; the first call's wall and CPU
+  // time also hold reading git's index and the query itself.
+  std::vector<double> build, first_call, first_cpu;
   for (int i = 0; i < 5; ++i) {
     sepp::tools::ToolRegistry reg;
     sepp::tools::AddSearchTools(reg);
+    auto a = Clock::now();
+    double c = CpuMs();
     auto r = sepp::tools::RunTool(*reg.Find("file_search"),
                                   {{"mode", "search"}, {"query", "x"}, {"maxResults", 1}}, ctx);
+    first_cpu.push_back(CpuMs() - c);
+    first_call.push_back(Ms(a, Clock::now()));
     build.push_back(r.details["index"]["build_ms"].get<double>());
+  }
+  // Its parts, for where the build goes: the gitignore-aware walk alone,
+  // and reading git's index.
+  std::vector<double> walk_cpu, git_cpu;
+  for (int i = 0; i < 5; ++i) {
+    double c = CpuMs();
+    size_t n = 0;
+    sepp::tools::Walk(root, {}, [&](const sepp::tools::WalkEntry&) { return ++n > 0; });
+    walk_cpu.push_back(CpuMs() - c);
+    c = CpuMs();
+    std::filesystem::path top;
+    if (auto file = sepp::tools::FindGitIndexFile(root, &top)) {
+      std::ifstream in(*file, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto parsed = sepp::tools::ParseGitIndex(bytes);
+      if (!parsed.ok()) std::printf("git index: %s\n", parsed.error().message.c_str());
+    }
+    git_cpu.push_back(CpuMs() - c);
   }
   std::vector<double> fd_times;
   if (Have("fdfind")) fd_times = TimeShell(root, "fdfind -u --type f .", 5);
   Row("index build (walk + inotify watches)", build, "fdfind -u --type f .", fd_times);
+  Row("first call (build + git index + query)", first_call, nullptr, {});
+  Row("first call: CPU time", first_cpu, nullptr, {});
+  Row("  of it: the walk alone, CPU time", walk_cpu, nullptr, {});
+  Row("  of it: parsing git's index, CPU time", git_cpu, nullptr, {});
 
   sepp::tools::ToolRegistry reg;
   sepp::tools::AddSearchTools(reg);
@@ -141,10 +196,12 @@ int main(int argc, char** argv) {
     if (i % 3 == 0 && q.size() > 5) std::swap(q[2], q[3]);  // a transposition
     queries.push_back(q);
   }
-  std::vector<double> warm;
+  std::vector<double> warm, warm_cpu;
   for (const auto& q : queries) {
     auto a = Clock::now();
+    double c = CpuMs();
     auto r = sepp::tools::RunTool(*fsearch, {{"mode", "search"}, {"query", q}, {"maxResults", 20}}, ctx);
+    warm_cpu.push_back(CpuMs() - c);
     warm.push_back(Ms(a, Clock::now()));
     if (r.is_error) std::printf("error: %s\n", r.text.c_str());
   }
@@ -155,6 +212,7 @@ int main(int argc, char** argv) {
       fzf.push_back(t[0]);
     }
   Row("file_search warm, top 20", warm, "git ls-files | fzf -f", fzf);
+  Row("file_search warm, top 20: CPU time", warm_cpu, nullptr, {});
 
   auto a = Clock::now();
   auto cold = sepp::tools::RunTool(*csearch, {{"query", "rare_quokka_token"}}, ctx);
@@ -179,7 +237,9 @@ int main(int argc, char** argv) {
   }
   Row("content_search regex (no prefilter)", regex, nullptr, {});
 
-  std::error_code ec;
-  fs::remove_all(root, ec);
+  if (!(keep && *keep)) {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
   return 0;
 }

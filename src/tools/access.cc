@@ -264,6 +264,32 @@ bool PathGuard::Hidden(const fs::path& path) const {
   return AnyComponent(lexical, roots_, &deny_names_, nullptr);
 }
 
+WalkHider::WalkHider(const PathGuard& guard, const fs::path& base)
+    : guard_(guard), base_(base.lexically_normal()) {
+  if (!guard.enabled_) return;
+  all_hidden_ = guard.Hidden(base_);
+  std::string b = NoTrailingSlash(base_.string());
+  for (const auto& r : guard.roots_)
+    if (r != b && Under(r, b)) whole_path_ = true;
+  for (const auto& d : guard.deny_)
+    if (d != b && Under(d, b)) deny_below_.push_back(d.substr(b == "/" ? 1 : b.size() + 1));
+}
+
+bool WalkHider::Hidden(std::string_view rel, bool is_dir) {
+  if (!guard_.enabled_) return false;
+  if (all_hidden_) return true;
+  if (!hidden_dir_.empty()) {  // depth first: its entries come right after it
+    if (rel.substr(0, hidden_dir_.size()) == hidden_dir_) return true;
+    hidden_dir_.clear();
+  }
+  size_t slash = rel.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? rel : rel.substr(slash + 1);
+  bool hidden = whole_path_ ? guard_.Hidden(base_ / std::string(rel)) : guard_.deny_names_.Matches(name);
+  for (size_t i = 0; !hidden && i < deny_below_.size(); ++i) hidden = deny_below_[i] == rel;
+  if (hidden && is_dir) hidden_dir_ = std::string(rel) + "/";
+  return hidden;
+}
+
 const PathGuard& GuardOf(const ToolContext& ctx, std::optional<PathGuard>* own) {
   return ctx.guard ? *ctx.guard : own->emplace(ctx);
 }

@@ -36,6 +36,7 @@ class PathGuard {
   bool Hidden(const std::filesystem::path& path) const;
 
  private:
+  friend class WalkHider;
   std::optional<sandbox::Denial> Check(const std::filesystem::path& path, bool write) const;
 
   bool enabled_ = true;
@@ -43,6 +44,29 @@ class PathGuard {
   std::vector<std::string> read_roots_, write_roots_, deny_, protected_;
   std::vector<std::string> roots_;  // read and write roots: name checks start below them
   sandbox::NamePatterns deny_names_{{}};  // "**/NAME" patterns
+};
+
+// Hidden() for the entries of one walk below `base`, met in the walk's
+// depth-first order: each entry is decided from its own name (the folders
+// above it were decided when the walk met them, and the entries of a hidden
+// folder are skipped with it). That is Hidden()'s answer at a fraction of
+// its cost (no parsing of the whole path per entry: a 100,000-file index
+// build spent most of its time there). Where another read or write root
+// lies below base (its own components would not count), every entry falls
+// back to Hidden() on the whole path. One per walk: it keeps state.
+class WalkHider {
+ public:
+  WalkHider(const PathGuard& guard, const std::filesystem::path& base);
+  // rel: '/'-separated below base, in walk order.
+  bool Hidden(std::string_view rel, bool is_dir);
+
+ private:
+  const PathGuard& guard_;
+  std::filesystem::path base_;
+  bool all_hidden_ = false;   // base itself is hidden
+  bool whole_path_ = false;   // fall back to guard_.Hidden(base / rel)
+  std::vector<std::string> deny_below_;  // deny paths below base, relative to it
+  std::string hidden_dir_;    // "rel/" of the hidden folder whose entries are passing
 };
 
 // ctx.guard when set, else a guard made for this call in *own.

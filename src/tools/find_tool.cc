@@ -84,8 +84,9 @@ class FindTool : public Tool {
     bool more = false;
     WalkOptions opts;
     opts.cancel = ctx.cancel;
+    WalkHider hider(guard, root);
     Walk(root, opts, [&](const WalkEntry& e) {
-      if (guard.Hidden(e.path)) return true;
+      if (hider.Hidden(e.rel, e.is_dir)) return true;
       if (!glob->Matches(e.rel)) return true;
       if (found.size() == max) {
         more = true;

@@ -62,70 +62,103 @@ FuzzyQuery::FuzzyQuery(std::string_view word) {
   max_typos_ = lower_.size() < 4 ? 0 : std::min<int>(2, static_cast<int>(lower_.size() / 4));
 }
 
-int FuzzyQuery::Score(std::string_view path, size_t name_start, uint64_t path_mask) const {
+FuzzyQuery::State FuzzyQuery::Start() const {
+  State s;
   const int m = static_cast<int>(lower_.size());
-  if (m == 0) return 0;
-  if (std::popcount(mask_ & ~path_mask) > max_typos_) return 0;
-  // Bit-parallel LCS (Hyyrö): the query characters the path can match in order.
-  uint64_t v = ~uint64_t{0};
-  for (unsigned char c : path) {
-    uint64_t u = v & peq_[c];
-    v = (v + u) | (v - u);
+  for (int j = 0; j <= m; ++j) s.cell[j] = {kNegInf, 0, kNegInf, 0, -2};
+  s.cell[0].best = 0;
+  for (int j = 0; j < m && max_typos_; ++j) {  // typos before the first character
+    auto &a = s.cell[j], &b = s.cell[j + 1];
+    if (a.best > kNegInf && a.best_typos < max_typos_ && a.best - kTypo > b.best)
+      b.best = a.best - kTypo, b.best_typos = a.best_typos + 1;
   }
-  uint64_t all = m == 64 ? ~uint64_t{0} : ((uint64_t{1} << m) - 1);
-  int lcs = std::popcount(~v & all);
-  if (lcs < m - max_typos_) return 0;
+  return s;
+}
 
-  // Scoring: best[j] is the best score with j query characters consumed
-  // (matched or skipped as a typo); run[j] the best with the j-th matched at
-  // the previous path character (for the run bonus).
-  std::array<int, 65> best, run, best_typos, run_typos;
-  best.fill(kNegInf);
-  run.fill(kNegInf);
-  best_typos.fill(0);
-  run_typos.fill(0);
-  best[0] = 0;
-  auto skip = [&] {
-    for (int j = 0; j < m; ++j)
-      if (best[j] > kNegInf && best_typos[j] < max_typos_ && best[j] - kTypo > best[j + 1]) {
-        best[j + 1] = best[j] - kTypo;
-        best_typos[j + 1] = best_typos[j] + 1;
-      }
-  };
-  skip();
-  std::array<int, 65> next_run, next_run_typos;
-  const int n = static_cast<int>(path.size());
-  for (int i = 0; i < n; ++i) {
+void FuzzyQuery::Advance(State& s, std::string_view path, size_t to, size_t name_start) const {
+  const int m = static_cast<int>(lower_.size());
+  auto& cell = s.cell;
+  uint64_t v = s.lcs;
+  for (int i = s.len; i < static_cast<int>(to); ++i) {
     unsigned char c = path[i];
     uint64_t hits = peq_[c];
-    if (!hits) {
-      if (i + 1 < n) run.fill(kNegInf);
-      continue;
-    }
+    if (!hits) continue;
+    uint64_t u = v & hits;  // bit-parallel LCS (Hyyrö)
+    v = (v + u) | (v - u);
     unsigned char prev = i ? static_cast<unsigned char>(path[i - 1]) : '/';
     int bonus = kMatch;
     if (Separator(prev)) bonus += kWordStart;
     else if (c >= 'A' && c <= 'Z' && prev >= 'a' && prev <= 'z') bonus += kCamel;
     if (static_cast<size_t>(i) >= name_start) bonus += kInName;
-    next_run.fill(kNegInf);
-    for (int j = m - 1; j >= 0; --j) {
-      if (!(hits >> j & 1)) continue;
+    // Only the query positions this character hits, highest first: cell j
+    // is read before this character writes it (at j - 1). A run goes on
+    // only from the previous position, so a stale run needs no clearing.
+    for (uint64_t h = hits; h;) {
+      int j = 63 - std::countl_zero(h);
+      h &= ~(uint64_t{1} << j);
+      const State::Cell& at = cell[j];
       int b = bonus + (smart_case_ && original_[j] == static_cast<char>(c) ? kCaseMatch : 0);
-      int s = kNegInf, t = 0;
-      if (best[j] > kNegInf) s = best[j] + b, t = best_typos[j];
-      if (run[j] > kNegInf && run[j] + b + kConsecutive > s)
-        s = run[j] + b + kConsecutive, t = run_typos[j];
-      if (s == kNegInf) continue;
-      next_run[j + 1] = s;
-      next_run_typos[j + 1] = t;
-      if (s > best[j + 1]) best[j + 1] = s, best_typos[j + 1] = t;
+      int sc = kNegInf, t = 0;
+      if (at.best > kNegInf) sc = at.best + b, t = at.best_typos;
+      if (at.run_at == i - 1 && at.run + b + kConsecutive > sc)
+        sc = at.run + b + kConsecutive, t = at.run_typos;
+      if (sc == kNegInf) continue;
+      State::Cell& next = cell[j + 1];
+      next.run = sc, next.run_typos = t, next.run_at = i;
+      if (sc > next.best) next.best = sc, next.best_typos = t;
     }
-    run = next_run;
-    run_typos = next_run_typos;
-    skip();
+    // Typos carried forward, from the lowest position that changed.
+    for (int j = std::countr_zero(hits) + 1; j < m && max_typos_; ++j) {
+      auto &a = cell[j], &b = cell[j + 1];
+      if (a.best > kNegInf && a.best_typos < max_typos_ && a.best - kTypo > b.best)
+        b.best = a.best - kTypo, b.best_typos = a.best_typos + 1;
+    }
   }
-  if (best[m] <= 0) return best[m] > kNegInf ? 1 : 0;
-  return best[m];
+  s.lcs = v;
+  s.len = static_cast<int>(to);
+}
+
+int FuzzyQuery::ScoreFrom(const State& from, std::string_view path, size_t name_start,
+                          uint64_t path_mask) const {
+  const int m = static_cast<int>(lower_.size());
+  if (m == 0 || !MayMatch(path_mask)) return 0;
+  // The LCS alone first: most paths that cannot match stop here.
+  uint64_t v = from.lcs;
+  for (size_t i = from.len; i < path.size(); ++i) {
+    uint64_t u = v & peq_[static_cast<unsigned char>(path[i])];
+    v = (v + u) | (v - u);
+  }
+  uint64_t all = m == 64 ? ~uint64_t{0} : ((uint64_t{1} << m) - 1);
+  if (std::popcount(~v & all) < m - max_typos_) return 0;
+  State s;
+  s.len = from.len;
+  s.lcs = from.lcs;
+  std::copy_n(from.cell.begin(), m + 1, s.cell.begin());
+  Advance(s, path, path.size(), name_start);
+  int best = s.cell[m].best;
+  if (best <= 0) return best > kNegInf ? 1 : 0;
+  return best;
+}
+
+int FuzzyQuery::Score(std::string_view path, size_t name_start, uint64_t path_mask) const {
+  return ScoreFrom(Start(), path, name_start, path_mask);
+}
+
+int FuzzyScanner::Score(std::string_view path, size_t name_start, uint64_t path_mask) {
+  if (q_.word().empty() || !q_.MayMatch(path_mask)) return 0;
+  std::string_view dir = path.substr(0, std::min(name_start, path.size()));
+  size_t common = 0;
+  while (common < dir.size() && common < dir_.size() && dir[common] == dir_[common]) ++common;
+  while (stack_.size() > 1 && static_cast<size_t>(stack_.back().len) > common) stack_.pop_back();
+  for (size_t at = stack_.back().len; at < dir.size();) {
+    size_t slash = dir.find('/', at);
+    size_t next = slash == std::string_view::npos ? dir.size() : slash + 1;
+    stack_.push_back(stack_.back());
+    q_.Advance(stack_.back(), path, next, name_start);
+    at = next;
+  }
+  dir_.assign(dir);
+  return q_.ScoreFrom(stack_.back(), path, name_start, path_mask);
 }
 
 }  // namespace sepp::tools

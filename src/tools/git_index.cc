@@ -1,5 +1,8 @@
 #include "tools/git_index.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <fstream>
 
 #include "base/strings.h"
@@ -49,7 +52,8 @@ Result<GitIndex> ParseGitIndex(std::string_view bytes) {
   uint32_t version = Be32(p + 4), count = Be32(p + 8);
   if (version < 2 || version > 4) return Malformed("version " + std::to_string(version));
   GitIndex out;
-  out.entries.reserve(count);
+  out.items_.reserve(count);
+  out.paths_.reserve(n);
   size_t at = 12;
   std::string prev;  // version 4 compresses each path against the previous one
   for (uint32_t i = 0; i < count; ++i) {
@@ -62,7 +66,7 @@ Result<GitIndex> ParseGitIndex(std::string_view bytes) {
     e.conflict = (flags & 0x3000) != 0;
     at += 62;
     if (version >= 3 && (flags & 0x4000)) at += 2;
-    std::string path;
+    std::string_view path;
     if (version == 4) {
       size_t strip = 0;
       if (at >= n) return Malformed("entry " + std::to_string(i) + " is cut short");
@@ -76,22 +80,43 @@ Result<GitIndex> ParseGitIndex(std::string_view bytes) {
       if (strip > prev.size()) return Malformed("entry " + std::to_string(i) + " strips too much");
       size_t end = bytes.find('\0', at);
       if (end == std::string_view::npos) return Malformed("entry " + std::to_string(i) + " has no end");
-      path = prev.substr(0, prev.size() - strip);
-      path.append(bytes.substr(at, end - at));
+      prev.resize(prev.size() - strip);
+      prev.append(bytes.substr(at, end - at));
+      path = prev;
       at = end + 1;
     } else {
       size_t end = bytes.find('\0', at);
       if (end == std::string_view::npos) return Malformed("entry " + std::to_string(i) + " has no end");
-      path.assign(bytes.substr(at, end - at));
+      path = bytes.substr(at, end - at);
       size_t len = end - start;  // without the NUL
       at = start + ((len + 8) & ~size_t{7});
       if (at > n) return Malformed("entry " + std::to_string(i) + " is cut short");
     }
-    prev = path;
-    auto [it, fresh] = out.entries.emplace(std::move(path), e);
-    if (!fresh) it->second.conflict = true;  // stages 1-3 of one path
+    if (out.paths_.size() + path.size() > UINT32_MAX) return Malformed("paths too long");
+    out.items_.push_back({static_cast<uint32_t>(out.paths_.size()), static_cast<uint32_t>(path.size()), e});
+    out.paths_.append(path);
   }
+  // git writes the entries sorted by path, the stages of a path together;
+  // an index that is not is sorted here rather than trusted.
+  auto less = [&](const GitIndex::Item& a, const GitIndex::Item& b) { return out.PathOf(a) < out.PathOf(b); };
+  if (!std::is_sorted(out.items_.begin(), out.items_.end(), less))
+    std::stable_sort(out.items_.begin(), out.items_.end(), less);
+  size_t kept = 0;
+  for (size_t i = 0; i < out.items_.size(); ++i) {
+    if (kept && out.PathOf(out.items_[kept - 1]) == out.PathOf(out.items_[i])) {
+      out.items_[kept - 1].entry.conflict = true;  // stages 1-3 of one path
+      continue;
+    }
+    out.items_[kept++] = out.items_[i];
+  }
+  out.items_.resize(kept);
   return out;
+}
+
+const GitIndexEntry* GitIndex::Find(std::string_view path) const {
+  auto it = std::lower_bound(items_.begin(), items_.end(), path,
+                             [&](const Item& i, std::string_view key) { return PathOf(i) < key; });
+  return it != items_.end() && PathOf(*it) == path ? &it->entry : nullptr;
 }
 
 }  // namespace sepp::tools

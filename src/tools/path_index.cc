@@ -98,8 +98,9 @@ std::vector<IndexedPath> PathIndex::WalkSubtree(const std::string& dir, const Pa
   std::string prefix = dir.empty() ? "" : dir + "/";
   WalkOptions opts;
   opts.cancel = cancel;
+  WalkHider hider(guard, base);
   Walk(base, opts, [&](const WalkEntry& w) {
-    if (guard.Hidden(w.path)) return true;
+    if (hider.Hidden(w.rel, w.is_dir)) return true;
     IndexedPath e;
     e.rel = prefix + w.rel;
     size_t slash = e.rel.rfind('/');
@@ -207,14 +208,14 @@ void PathIndex::RefreshGit() {
 bool PathIndex::GitChanged(IndexedPath& e) {
   if (!git_ || e.is_dir) return false;
   if (e.git == 0) {
-    auto it = git_->entries.find(git_prefix_ + e.rel);
-    if (it == git_->entries.end() || it->second.conflict) {
+    const GitIndexEntry* it = git_prefix_.empty() ? git_->Find(e.rel) : git_->Find(git_prefix_ + e.rel);
+    if (!it || it->conflict) {
       e.git = 2;
     } else {
       struct stat st;
       bool same = ::fstatat(root_fd_.get(), e.rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                  static_cast<uint32_t>(st.st_size) == it->second.size &&
-                  static_cast<uint32_t>(st.st_mtim.tv_sec) == it->second.mtime_s;
+                  static_cast<uint32_t>(st.st_size) == it->size &&
+                  static_cast<uint32_t>(st.st_mtim.tv_sec) == it->mtime_s;
       e.git = same ? 1 : 2;
     }
   }

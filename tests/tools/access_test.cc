@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "base/paths.h"
 #include "tools/access.h"
+#include "tools/walk.h"
 
 namespace sepp::tools {
 namespace {
@@ -244,6 +245,43 @@ TEST_F(AccessTest, NameChecksStartBelowTheWorkspace) {
   EXPECT_FALSE(guard.CheckWrite(ws / "main.c").has_value());
   EXPECT_TRUE(guard.CheckRead(ws / "sub/.env.d/x").has_value());
   EXPECT_TRUE(guard.CheckWrite(ws / "sub/.git/config").has_value());
+}
+
+// A walk's hider decides each entry from its own name; over a tree full of
+// secret names, deny paths below the walk, a secret-named folder above the
+// workspace and a second root inside the walk, it must hide exactly what
+// Hidden() on the whole path hides, for walks from every folder.
+TEST_F(AccessTest, AWalksHiderHidesExactlyWhatTheWholePathCheckHides) {
+  testing::TempDir outer;
+  fs::path ws = outer.path() / ".env.d" / "project";  // the workspace lies in a secret-named folder
+  const char* files[] = {"src/main.c", "src/.env", "src/.env.d/key", "src/deep/.ssh/id_rsa",
+                         "src/deep/ok.txt", "vault/inner/x", "vault.txt", "docs/id_rsa.pub",
+                         "scratch/.env", "scratch/out.log", "a/b/c/d/.npmrc", "a/b/c/d/e.txt"};
+  for (const char* f : files) {
+    fs::create_directories((ws / f).parent_path());
+    std::ofstream(ws / f) << "x";
+  }
+  sandbox::Policy p = sandbox::DefaultToolPolicy(ws);
+  p.deny_paths.push_back((ws / "vault").string());
+  p.write_roots.push_back((ws / "scratch").string());  // a second root below the workspace
+  ToolContext ctx;
+  ctx.cwd = ws;
+  ctx.policy = &p;
+  PathGuard guard(ctx);
+  size_t hidden = 0, shown = 0;
+  for (fs::path base : {ws, ws / "src", ws / "src/deep", ws / "a", ws / "vault"}) {
+    WalkHider hider(guard, base);
+    WalkOptions opts;
+    opts.respect_gitignore = false;
+    Walk(base, opts, [&](const WalkEntry& e) {
+      bool want = guard.Hidden(e.path);
+      EXPECT_EQ(hider.Hidden(e.rel, e.is_dir), want) << base << " " << e.rel;
+      (want ? hidden : shown)++;
+      return true;
+    });
+  }
+  EXPECT_GT(hidden, 8u);  // secrets were met and hidden ...
+  EXPECT_GT(shown, 15u);  // ... next to the ordinary entries that stay
 }
 
 TEST_F(AccessTest, SandboxOffAllowsEverything) {

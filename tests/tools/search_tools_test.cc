@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cstdlib>
+#include <random>
 #include <filesystem>
+#include <fstream>
 
 #include "sandbox/defaults.h"
 #include "tools/frecency.h"
@@ -71,6 +74,85 @@ TEST(FuzzyQueryTest, MatchesInOrderWithTyposAndPrefersNames) {
   (void)b;
 }
 
+// The scorer as first written: the straightforward dynamic programme over
+// every query position at every path character. FuzzyQuery::Score skips the
+// positions a character does not hit; it must give the same scores.
+int ReferenceScore(const std::string& query, std::string_view path, size_t name_start) {
+  constexpr int kNegInf = -1'000'000;
+  std::string lower;
+  bool smart = false;
+  for (unsigned char c : query) {
+    if (c >= 'A' && c <= 'Z') smart = true;
+    lower.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+  }
+  const int m = static_cast<int>(lower.size());
+  if (m == 0) return 0;
+  const int max_typos = m < 4 ? 0 : std::min(2, m / 4);
+  auto lower_of = [](unsigned char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; };
+  auto sep = [](unsigned char c) { return c == '/' || c == '_' || c == '-' || c == '.' || c == ' '; };
+  std::vector<int> best(m + 1, kNegInf), bt(m + 1, 0), run(m + 1, kNegInf), rt(m + 1, 0);
+  best[0] = 0;
+  auto skip = [&] {
+    for (int j = 0; j < m; ++j)
+      if (best[j] > kNegInf && bt[j] < max_typos && best[j] - 30 > best[j + 1])
+        best[j + 1] = best[j] - 30, bt[j + 1] = bt[j] + 1;
+  };
+  skip();
+  for (size_t i = 0; i < path.size(); ++i) {
+    unsigned char c = path[i];
+    unsigned char prev = i ? static_cast<unsigned char>(path[i - 1]) : '/';
+    int bonus = 16 + (sep(prev) ? 24 : (c >= 'A' && c <= 'Z' && prev >= 'a' && prev <= 'z') ? 16 : 0) +
+                (i >= name_start ? 12 : 0);
+    std::vector<int> nrun(m + 1, kNegInf), nrt(m + 1, 0);
+    for (int j = m - 1; j >= 0; --j) {
+      if (lower_of(c) != static_cast<unsigned char>(lower[j])) continue;
+      int b = bonus + (smart && query[j] == static_cast<char>(c) ? 4 : 0);
+      int s = kNegInf, t = 0;
+      if (best[j] > kNegInf) s = best[j] + b, t = bt[j];
+      if (run[j] > kNegInf && run[j] + b + 18 > s) s = run[j] + b + 18, t = rt[j];
+      if (s == kNegInf) continue;
+      nrun[j + 1] = s, nrt[j + 1] = t;
+      if (s > best[j + 1]) best[j + 1] = s, bt[j + 1] = t;
+    }
+    run = nrun, rt = nrt;
+    skip();
+  }
+  if (best[m] <= kNegInf) return 0;
+  return best[m] <= 0 ? 1 : best[m];
+}
+
+TEST(FuzzyQueryTest, ScoresAreThoseOfTheFullDynamicProgramme) {
+  std::mt19937 rng(7);
+  const std::string alphabet = "abcdeisxAB_/.-0";
+  int matched = 0;
+  std::vector<std::string> paths;
+  for (int round = 0; round < 20000; ++round) {
+    std::string path, query;
+    for (size_t n = 1 + rng() % 40; n; --n) path.push_back(alphabet[rng() % alphabet.size()]);
+    for (size_t n = 1 + rng() % 9; n; --n) query.push_back(alphabet[rng() % 11]);
+    size_t name_start = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+    FuzzyQuery q(query);
+    int got = q.Score(path, name_start, CharMask(path));
+    int want = ReferenceScore(query, path, name_start);
+    paths.push_back(path);
+    if (got) ++matched;
+    ASSERT_EQ(got, want) << "query " << query << " path " << path;
+  }
+  EXPECT_GT(matched, 1000);  // the comparison covers real matches, not only refusals
+  // A scanner going through sorted paths resumes from the folders they
+  // share with the one before: the same scores as each path on its own.
+  std::sort(paths.begin(), paths.end());
+  for (const char* word : {"abde", "sxa", "b_i.0", "ABcd", "aaaaaaaa"}) {
+    FuzzyQuery q(word);
+    FuzzyScanner scanner(q);
+    for (const std::string& path : paths) {
+      size_t name_start = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
+      ASSERT_EQ(scanner.Score(path, name_start, CharMask(path)),
+                ReferenceScore(word, path, name_start)) << word << " " << path;
+    }
+  }
+}
+
 TEST_F(SearchToolsTest, FuzzySearchRanksTheExactFileNameFirstAndHonoursGitignore) {
   dir_.Write("src/widget.cc", "x");
   dir_.Write("src/widgets/big_widget_test.cc", "x");
@@ -123,6 +205,56 @@ TEST_F(SearchToolsTest, ResultsArePaginatedAndBadArgumentsSayWhatToDo) {
   EXPECT_TRUE(Contains(bad.text, "contextLines")) << bad.text;
   bad = RunTool(*registry_.Find("file_search"), {{"mode", "tree"}, {"path", "nowhere"}}, ctx_);
   EXPECT_TRUE(bad.is_error);
+}
+
+// Only the shown page is fully ranked (and asks git): pages must still be
+// exact slices of the one full ranking, git and frecency boosts included.
+TEST_F(SearchToolsTest, PagesAreSlicesOfTheFullRankingWithTheirBoosts) {
+  for (int i = 0; i < 120; ++i)
+    dir_.Write("m" + std::to_string(i % 7) + "/mod_" + std::to_string(i) + (i % 3 ? ".cc" : ".h"), "x\n");
+  Git("init -q");
+  Git("add -A");
+  Git("commit -q -m init");
+  for (int i = 0; i < 120; i += 11) dir_.Write("m" + std::to_string(i % 7) + "/mod_" + std::to_string(i) +
+                                                (i % 3 ? ".cc" : ".h"), "changed\n");
+  ToolResult read = RunTool(*MakeReadTool(), {{"path", "m3/mod_52.cc"}}, ctx_);
+  ASSERT_FALSE(read.is_error) << read.text;
+  Json all = Run("file_search", {{"mode", "search"}, {"query", "mod1"}, {"maxResults", 1000}});
+  std::vector<std::string> full = Paths(all);
+  ASSERT_GT(full.size(), 30u);
+  std::vector<std::string> paged;
+  Json offset = 0;
+  while (offset.is_number()) {
+    Json page = Run("file_search", {{"mode", "search"}, {"query", "mod1"}, {"maxResults", 7}, {"offset", offset}});
+    EXPECT_EQ(page["total_matched"], all["total_matched"]);
+    for (auto& p : Paths(page)) paged.push_back(p);
+    offset = page["next_offset"];
+  }
+  EXPECT_EQ(paged, full);
+  bool saw_modified = false;
+  for (const auto& item : all["items"]) saw_modified |= item["git_status"] == "modified";
+  EXPECT_TRUE(saw_modified) << last_text_;
+}
+
+// A large index is scored in two halves on two threads: matches from both
+// halves come back, ranked together, and the counts add up.
+TEST_F(SearchToolsTest, ALargeIndexScoredInTwoHalvesGivesOneRanking) {
+  fs::create_directories(dir_.path() / "m");
+  for (int i = 0; i < 4200; ++i) std::ofstream(dir_.path() / "m" / ("fill_" + std::to_string(i) + ".txt"));
+  dir_.Write("a/quokka.txt", "x");
+  dir_.Write("a/deep/quokka_two.md", "x");
+  dir_.Write("z/quokka.txt", "x");
+  dir_.Write("z/x/quokka_notes.txt", "x");
+  Json r = Run("file_search", {{"mode", "search"}, {"query", "quokka"}, {"type", "file"}});
+  EXPECT_EQ(r["total_matched"], 4) << last_text_;
+  EXPECT_EQ(r["total_files"], 4204);
+  auto paths = Paths(r);
+  ASSERT_EQ(paths.size(), 4u) << last_text_;
+  EXPECT_EQ(paths[0], "a/quokka.txt");  // exact names first, equal scores by path
+  EXPECT_EQ(paths[1], "z/quokka.txt");
+  std::sort(paths.begin() + 2, paths.end());
+  EXPECT_EQ(paths[2], "a/deep/quokka_two.md");
+  EXPECT_EQ(paths[3], "z/x/quokka_notes.txt");
 }
 
 TEST_F(SearchToolsTest, TheIndexFollowsCreatesDeletesAndNewFoldersThroughInotify) {
@@ -258,6 +390,30 @@ TEST_F(SearchToolsTest, ContentChangesAreSeenByTheNextSearch) {
   dir_.Write("d/new.txt", "another quokka\n");       // created
   r = Run("content_search", {{"query", "quokka"}});
   EXPECT_EQ(r["total_matched"], 2) << last_text_;
+}
+
+TEST_F(SearchToolsTest, GitIndexesOfVersionsTwoAndFourAreRead) {
+  dir_.Write("a.txt", "x");
+  dir_.Write("b/c.txt", "x");
+  dir_.Write("b/d/e.txt", "x");
+  Git("init -q");
+  Git("add -A");
+  for (const char* version : {"2", "4"}) {
+    Git(std::string("update-index --index-version ") + version);
+    std::ifstream in(dir_.path() / ".git/index", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto index = ParseGitIndex(bytes);
+    ASSERT_TRUE(index.ok()) << version << ": " << index.error().message;
+    EXPECT_EQ(index->size(), 3u) << version;
+    for (const char* path : {"a.txt", "b/c.txt", "b/d/e.txt"}) {
+      const GitIndexEntry* e = index->Find(path);
+      ASSERT_NE(e, nullptr) << version << " " << path;
+      EXPECT_EQ(e->size, 1u);
+      EXPECT_FALSE(e->conflict);
+    }
+    EXPECT_EQ(index->Find("b"), nullptr);
+    EXPECT_EQ(index->Find("b/c"), nullptr);
+  }
 }
 
 TEST(GitIndexTest, MalformedIndexesAreErrorsNotCrashes) {
