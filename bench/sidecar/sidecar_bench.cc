@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   sidecar::Sidecar sc(shared, "/bench/project", [] { return std::string("bench-session"); }, dir);
   for (int i = 0; i < 200; ++i) {
     std::string text = Log(256 * 1024, rng, i);
-    if (i == 100) text.insert(text.size() / 2, "zebra_rare_marker_7q appears once here\n");
+    if (i == 100) text.insert(text.find('\n', text.size() / 2) + 1, "zebra_rare_marker_7q appears once here\n");
     (void)sc.Capture("bash", Json::object(), text, "");
   }
   std::vector<std::string> fresh;

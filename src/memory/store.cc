@@ -263,7 +263,7 @@ Result<std::vector<Memory>> Store::Search(const MemoryView& view, const std::str
   }
   int64_t k = std::clamp<int64_t>(o.top_k, 1, 50);
   int64_t pool = std::max<int64_t>(4 * k, 60);
-  std::string match = sqlite::FtsMatchQuery(query, sqlite::FtsJoin::kAny);
+  std::vector<std::string> terms = sqlite::FtsTerms(query);
   // The query's vector, asked for before taking the lock (an HTTP call).
   std::vector<float> qvec;
   std::shared_ptr<const Embedder> embedder;
@@ -278,6 +278,17 @@ Result<std::vector<Memory>> Store::Search(const MemoryView& view, const std::str
   }
   std::lock_guard<std::mutex> lock(mu_);
   std::map<int64_t, double> bm25n, cosine;
+  // Any of the words may match (a question's words are not all in the
+  // answer), but only the words that are not everywhere: "the" in 100,000
+  // memories would make BM25 score all of them (sqlite/fts_query.h).
+  // When every word is common, all of them must match.
+  std::string match;
+  if (!terms.empty()) {
+    auto rare = sqlite::RareFtsTerms(*db_, "memories_fts", terms);
+    if (!rare.ok()) return rare.error();
+    match = rare->empty() ? sqlite::JoinFtsTerms(terms, sqlite::FtsJoin::kAll)
+                          : sqlite::JoinFtsTerms(*rare, sqlite::FtsJoin::kAny);
+  }
   if (!match.empty()) {
     auto q = SqliteStmt::Prepare(*db_, (std::string(
         "SELECT m.rowid, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.rowid = "

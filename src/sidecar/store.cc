@@ -165,17 +165,25 @@ Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
 Result<std::vector<StoredChunk>> Store::Search(const Scope& scope, const std::string& query,
                                                const SearchOptions& o) {
   std::vector<StoredChunk> out;
-  std::string match = sqlite::FtsMatchQuery(query, sqlite::FtsJoin::kAll);
-  if (match.empty()) return out;
+  std::vector<std::string> terms = sqlite::FtsTerms(query);
+  if (terms.empty()) return out;
+  std::string match = sqlite::JoinFtsTerms(terms, sqlite::FtsJoin::kAll);
   std::lock_guard<std::mutex> lock(mu_);
+  // Words that every chunk has ("error" in a build log) would make BM25
+  // score every chunk: with a rare word among them the AND is driven by
+  // it; when all are common, the newest matching chunks come first.
+  auto rare = sqlite::RareFtsTerms(*db_, "context_chunks_fts", terms);
+  if (!rare.ok()) return rare.error();
+  const char* order = rare->empty() ? "ORDER BY context_chunks_fts.rowid DESC"
+                                    : "ORDER BY bm25(context_chunks_fts, 5.0, 1.0)";
   auto q = SqliteStmt::Prepare(*db_, (std::string(
       "SELECT c.source_id, c.ordinal, c.title, c.content, s.tool_name, "
       "snippet(context_chunks_fts, 1, '', '', ' … ', 40) "
       "FROM context_chunks_fts JOIN context_chunks c ON c.rowid = context_chunks_fts.rowid "
       "JOIN context_sources s ON s.id = c.source_id "
       "WHERE context_chunks_fts MATCH ?3 AND ") + kScopeWhere +
-      " AND (?4 = '' OR s.id = ?4) AND (?5 = '' OR s.tool_name = ?5) "
-      "ORDER BY bm25(context_chunks_fts, 5.0, 1.0) LIMIT ?6").c_str());
+      " AND (?4 = '' OR s.id = ?4) AND (?5 = '' OR s.tool_name = ?5) " + order +
+      " LIMIT ?6").c_str());
   if (!q.ok()) return q.error();
   q->Bind(1, scope.project).Bind(2, o.whole_project ? std::string() : scope.session_id)
       .Bind(3, match).Bind(4, o.source_id).Bind(5, o.tool_name)

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "sqlite/sqlite_db.h"
+
 namespace sepp::sqlite {
 namespace {
 
@@ -27,14 +29,14 @@ bool HasWordChar(std::string_view s) {
 
 }  // namespace
 
-std::string FtsMatchQuery(std::string_view query, FtsJoin join) {
+std::vector<std::string> FtsTerms(std::string_view query) {
+  std::vector<std::string> terms;
   while (!query.empty() && IsSpace(query.front())) query.remove_prefix(1);
   while (!query.empty() && IsSpace(query.back())) query.remove_suffix(1);
   if (query.size() >= 2 && query.front() == '"' && query.back() == '"') {
     std::string_view inner = query.substr(1, query.size() - 2);
-    if (inner.find('"') == std::string_view::npos && HasWordChar(inner)) return Quote(inner);
+    if (inner.find('"') == std::string_view::npos && HasWordChar(inner)) return {Quote(inner)};
   }
-  std::vector<std::string> terms;
   size_t i = 0;
   while (i < query.size()) {
     while (i < query.size() && IsSpace(query[i])) ++i;
@@ -52,12 +54,39 @@ std::string FtsMatchQuery(std::string_view query, FtsJoin join) {
     if (!HasWordChar(tok)) continue;  // "-", "()", "*": nothing to look for
     terms.push_back(Quote(tok) + (prefix ? "*" : ""));
   }
+  return terms;
+}
+
+std::string JoinFtsTerms(const std::vector<std::string>& terms, FtsJoin join) {
   std::string out;
   for (const auto& t : terms) {
     if (!out.empty()) out += join == FtsJoin::kAll ? " AND " : " OR ";
     out += t;
   }
   return out;
+}
+
+std::string FtsMatchQuery(std::string_view query, FtsJoin join) {
+  return JoinFtsTerms(FtsTerms(query), join);
+}
+
+Result<std::vector<std::string>> RareFtsTerms(SqliteDb& db, const std::string& fts_table,
+                                              const std::vector<std::string>& terms,
+                                              int64_t common) {
+  std::vector<std::string> rare;
+  std::string sql = "SELECT count(*) FROM (SELECT rowid FROM " + fts_table + " WHERE " +
+                    fts_table + " MATCH ?1 LIMIT ?2)";
+  auto q = SqliteStmt::Prepare(db, sql.c_str());
+  if (!q.ok()) return q.error();
+  for (const auto& t : terms) {
+    q->Bind(1, t).Bind(2, common);
+    auto row = q->Step();
+    if (!row.ok()) return row.error();
+    int64_t n = *row ? q->Int(0) : 0;
+    q->Reset();
+    if (n < common) rare.push_back(t);
+  }
+  return rare;
 }
 
 }  // namespace sepp::sqlite

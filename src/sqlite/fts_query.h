@@ -12,8 +12,12 @@
 // sidecar, after pi-context) or OR (any may: memory, where BM25 ranks
 // natural-language questions).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "base/result.h"
 
 namespace sepp::sqlite {
 
@@ -21,5 +25,22 @@ enum class FtsJoin { kAll, kAny };
 
 // "" when the query has no token at all (the caller says so to the model).
 std::string FtsMatchQuery(std::string_view query, FtsJoin join = FtsJoin::kAll);
+
+// The quoted terms FtsMatchQuery joins (a phrase query is one term).
+std::vector<std::string> FtsTerms(std::string_view query);
+std::string JoinFtsTerms(const std::vector<std::string>& terms, FtsJoin join);
+
+class SqliteDb;
+
+// BM25 must score every row a query matches: a term that occurs in tens of
+// thousands of rows ("the", or a word every log line has) costs that many
+// scores while adding almost nothing to the ranking (its IDF is near 0).
+// This returns the terms of query that match fewer than `common` rows of
+// the FTS5 table (each probe reads at most `common` row ids), so callers
+// can leave the common ones out. The counts are over the whole table, not
+// one scope: they choose terms, they never show a row.
+Result<std::vector<std::string>> RareFtsTerms(SqliteDb& db, const std::string& fts_table,
+                                              const std::vector<std::string>& terms,
+                                              int64_t common = 1000);
 
 }  // namespace sepp::sqlite

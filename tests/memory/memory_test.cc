@@ -66,6 +66,23 @@ TEST_F(MemoryFixture, SearchRanksTheRelevantMemoryFirst) {
   EXPECT_NE(stem->front().text.find("Ninja"), std::string::npos);
 }
 
+// Words in most memories ("the") are left out of the OR, so BM25 does not
+// score every row; the rare words still rank the answer first, and a
+// query of only common words still answers (all of them must match).
+TEST_F(MemoryFixture, CommonWordsDoNotDrownTheRareOnes) {
+  std::vector<std::string> filler;
+  for (int i = 0; i < 1500; ++i) filler.push_back("the project keeps note " + std::to_string(i));
+  ASSERT_TRUE(store_->AddMany(a1_, "project", filler).ok());
+  ASSERT_TRUE(store_->Add(a1_, "project", "The user's editor is Helix", {}).ok());
+  auto hits = store_->Search(a1_, "what editor does the project use", {});
+  ASSERT_TRUE(hits.ok()) << hits.error().message;
+  ASSERT_FALSE(hits->empty());
+  EXPECT_NE(hits->front().text.find("Helix"), std::string::npos) << hits->front().text;
+  auto common = store_->Search(a1_, "the project note", {});
+  ASSERT_TRUE(common.ok());
+  EXPECT_EQ(common->size(), 5u);
+}
+
 TEST_F(MemoryFixture, AnotherProjectCanNeverReadOrChangeThisProjectsMemories) {
   auto secret = store_->Add(a1_, "project", "Project A deploy host is alpha-7.internal", {});
   auto sess = store_->Add(a1_, "session", "Session note: alpha-7 rollout half done", {});

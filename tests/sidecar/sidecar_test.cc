@@ -306,6 +306,29 @@ TEST_F(SidecarFixture, TheAgentStoresTheWholeStreamOfATruncatedResult) {
   EXPECT_NE(big.find("the sidecar keeps its first 64 MiB"), std::string::npos);
 }
 
+// A query of words every chunk has is answered newest first instead of
+// scoring every chunk; a rare word among them still ranks by BM25.
+TEST(Store, CommonWordsAnswerNewestFirst) {
+  TempDir dir;
+  auto store = Store::Open(dir.path() / "context.db");
+  ASSERT_TRUE(store.ok());
+  // Over 1,000 chunks with both words, then a small newer source.
+  auto big = (*store)->Put({"/p", "s"}, "bash", "", Log(80000, 100, "UNIQUE_0"));
+  ASSERT_TRUE(big.ok());
+  ASSERT_GT(big->chunk_count, 1000);
+  auto small = (*store)->Put({"/p", "s"}, "bash", "", Log(2000, 100, "UNIQUE_1"));
+  ASSERT_TRUE(small.ok());
+  std::string older = big->id, newer = small->id;
+  auto common = (*store)->Search({"/p", "s"}, "compiling module", {});
+  ASSERT_TRUE(common.ok());
+  ASSERT_EQ(common->size(), 5u);
+  EXPECT_EQ(common->front().source_id, newer);
+  auto rare = (*store)->Search({"/p", "s"}, "compiling UNIQUE_0", {});
+  ASSERT_TRUE(rare.ok());
+  ASSERT_EQ(rare->size(), 1u);
+  EXPECT_EQ(rare->front().source_id, older);
+}
+
 TEST_F(SidecarFixture, SearchGetWithNeighboursAndExport) {
   std::string text = Log(3000, 1500, "RARE_needle_q42 is here");
   auto receipt = sidecar_->Capture("bash", Json::object(), text, "");
