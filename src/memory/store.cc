@@ -157,11 +157,27 @@ Result<std::string> Store::EmbedOne(const std::string& text) {
   return ToBlob(std::move(v->front()));
 }
 
-void Store::Remember(int64_t rowid, const std::string& blob) {
+void Store::Remember(int64_t rowid, const std::string& blob, const MemoryView& view,
+                     const std::string& level) {
   if (!vectors_loaded_) return;
-  if (blob.empty()) vectors_.erase(rowid);
-  else vectors_[rowid] = FromBlob(blob);
+  if (blob.empty()) {
+    vectors_.erase(rowid);
+    return;
+  }
+  vectors_[rowid] = {view.user, level, level == "global" ? "" : view.project,
+                     level == "session" ? view.session_id : "", FromBlob(blob)};
 }
+
+namespace {
+// The C++ twin of kVisible, for the in-memory vectors.
+template <typename V>
+bool Sees(const MemoryView& view, const V& row) {
+  if (row.user != view.user) return false;
+  if (row.level == "global") return true;
+  if (row.project != view.project) return false;
+  return row.level == "project" || (!view.session_id.empty() && row.session_id == view.session_id);
+}
+}  // namespace
 
 Result<Memory> Store::Add(const MemoryView& view, const std::string& level, const std::string& text,
                           const Json& metadata) {
@@ -209,7 +225,7 @@ Result<Memory> Store::Add(const MemoryView& view, const std::string& level, cons
   int64_t rowid = db_->LastInsertRowid();
   if (Status st = History(*db_, m.id, "ADD", nullptr, &text); !st.ok()) return st.error();
   if (Status st = txn.Commit(); !st.ok()) return st.error();
-  Remember(rowid, *blob);
+  Remember(rowid, *blob, view, level);
   return m;
 }
 
@@ -240,8 +256,8 @@ Status Store::AddMany(const MemoryView& view, const std::string& level,
 
 Status Store::LoadVectors() {
   if (vectors_loaded_ || !embedder_) return Ok();
-  auto q = SqliteStmt::Prepare(*db_, "SELECT rowid, embedding FROM memories WHERE embed_model = ?1 "
-                                     "AND embedding IS NOT NULL");
+  auto q = SqliteStmt::Prepare(*db_, "SELECT rowid, embedding, user_id, level, project, session_id "
+                                     "FROM memories WHERE embed_model = ?1 AND embedding IS NOT NULL");
   if (!q.ok()) return q.error();
   q->Bind(1, embedder_->model);
   vectors_.clear();
@@ -249,7 +265,7 @@ Status Store::LoadVectors() {
     auto row = q->Step();
     if (!row.ok()) return row.error();
     if (!*row) break;
-    vectors_[q->Int(0)] = FromBlob(q->Blob(1));
+    vectors_[q->Int(0)] = {q->Text(2), q->Text(3), q->Text(4), q->Text(5), FromBlob(q->Blob(1))};
   }
   vectors_loaded_ = true;
   return Ok();
@@ -307,8 +323,10 @@ Result<std::vector<Memory>> Store::Search(const MemoryView& view, const std::str
   if (!qvec.empty()) {
     if (Status st = LoadVectors(); !st.ok()) return st.error();
     std::vector<std::pair<double, int64_t>> best;
-    for (const auto& [rowid, v] : vectors_) {
-      if (v.size() != qvec.size()) continue;
+    for (const auto& [rowid, row] : vectors_) {
+      const std::vector<float>& v = row.v;
+      if (v.size() != qvec.size() || !Sees(view, row)) continue;
+      if (!o.level.empty() && row.level != o.level) continue;
       double dot = 0;
       for (size_t i = 0; i < v.size(); ++i) dot += double(v[i]) * qvec[i];
       best.push_back({dot, rowid});
@@ -323,9 +341,9 @@ Result<std::vector<Memory>> Store::Search(const MemoryView& view, const std::str
       (void)s;
       if (cosine.count(rowid)) continue;
       auto it = vectors_.find(rowid);
-      if (it == vectors_.end() || it->second.size() != qvec.size()) continue;
+      if (it == vectors_.end() || it->second.v.size() != qvec.size()) continue;
       double dot = 0;
-      for (size_t i = 0; i < qvec.size(); ++i) dot += double(it->second[i]) * qvec[i];
+      for (size_t i = 0; i < qvec.size(); ++i) dot += double(it->second.v[i]) * qvec[i];
       cosine[rowid] = std::max(0.0, dot);
     }
   }
@@ -411,7 +429,7 @@ Result<std::optional<Memory>> Store::Update(const MemoryView& view, const std::s
   q->Reset();
   if (Status st = History(*db_, id, "UPDATE", &m.text, &text); !st.ok()) return st.error();
   if (Status st = txn.Commit(); !st.ok()) return st.error();
-  Remember(rowid, *blob);
+  Remember(rowid, *blob, view, m.level);
   m.text = text;
   m.metadata = meta;
   m.updated_ms = NowMs();
@@ -435,7 +453,7 @@ Result<bool> Store::Delete(const MemoryView& view, const std::string& id) {
   q->Reset();
   if (Status st = History(*db_, id, "DELETE", &old, nullptr); !st.ok()) return st.error();
   if (Status st = txn.Commit(); !st.ok()) return st.error();
-  Remember(rowid, "");
+  Remember(rowid, "", view, "");
   return true;
 }
 

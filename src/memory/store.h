@@ -122,16 +122,23 @@ class Store {
   Status Init();
   Result<std::string> EmbedOne(const std::string& text);  // a BLOB, or "" without embedder
   Status LoadVectors();                                   // mu_ held
-  void Remember(int64_t rowid, const std::string& blob);  // mu_ held
+  // mu_ held; blob "" forgets the row.
+  void Remember(int64_t rowid, const std::string& blob, const MemoryView& view, const std::string& level);
 
   std::mutex mu_;
   std::unique_ptr<sqlite::SqliteDb> db_;
   std::filesystem::path file_;
   std::shared_ptr<const Embedder> embedder_;
-  // rowid -> embedding of the current model, loaded at the first hybrid
-  // search and kept in step by Add/Update/Delete afterwards.
+  // rowid -> embedding of the current model and the row's scope, loaded at
+  // the first hybrid search and kept in step by Add/Update/Delete. The
+  // scope is checked before ranking (so other projects' vectors cannot
+  // crowd a view's own out of the candidates) and again in SQL.
+  struct Vector {
+    std::string user, level, project, session_id;
+    std::vector<float> v;
+  };
   bool vectors_loaded_ = false;
-  std::map<int64_t, std::vector<float>> vectors_;
+  std::map<int64_t, Vector> vectors_;
 };
 
 }  // namespace sepp::memory

@@ -228,9 +228,14 @@ TEST_F(MemoryFixture, HybridSearchUsesALocalEmbeddingsEndpoint) {
   ASSERT_TRUE(server.Start().ok());
   EmbeddingsConfig cfg{"http://127.0.0.1:" + std::to_string(server.port()), "fake-embed", "sk-embed-key-abcdef123456"};
   store_->set_embedder(MakeOpenAiEmbedder(cfg));
-  ASSERT_TRUE(store_->Add(a1_, "project", "The user has a kitten named Miso", {}).ok());
+  // Less close to "cat" than project B's memories below (it is about a dog too).
+  ASSERT_TRUE(store_->Add(a1_, "project", "The user has a kitten named Miso and a dog", {}).ok());
   ASSERT_TRUE(store_->Add(a1_, "project", "The office dog is called Rex", {}).ok());
   ASSERT_TRUE(store_->Add(b1_, "project", "Project B has a feline mascot", {}).ok());
+  // More of project B's vectors near "cat" than the candidate pool holds:
+  // they must not crowd project A's own memory out.
+  for (int i = 0; i < 300; ++i)
+    ASSERT_TRUE(store_->Add(b1_, "project", "feline fact " + std::to_string(i), {}).ok());
   // "cat" shares no word with "kitten": only the vectors connect them.
   auto hits = store_->Search(a1_, "cat", {});
   ASSERT_TRUE(hits.ok()) << hits.error().message;
