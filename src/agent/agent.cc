@@ -7,6 +7,7 @@
 
 #include "agent/event_redactor.h"
 #include "agent/access_retry.h"
+#include "agent/output_capture.h"
 #include "base/log.h"
 #include "sandbox/defaults.h"
 #include "base/secrets.h"
@@ -500,6 +501,10 @@ tools::ToolContext Agent::ToolContextFor(const llm::ContentBlock& call, int turn
   ctx.file_access = config_.file_access;  // the editor's buffers (ACP), when offered
   ctx.call_id = call.id;
   ctx.on_output = [this, turn, id = call.id, name = call.name](std::string_view chunk) {
+    if (config_.sidecar) {
+      std::lock_guard<std::mutex> lock(calls_mu_);
+      AppendCapped(call_output_[id], chunk);
+    }
     Event e(EventType::kToolOutput);
     e.turn = turn;
     e.call_id = id;
@@ -722,12 +727,18 @@ llm::Message Agent::RunOneTool(const llm::ContentBlock& call, bool cut_by_length
                        "\", exactly what is needed, and why; the user decides]";
     }
   }
+  std::string streamed;
   {
     std::lock_guard<std::mutex> lock(calls_mu_);
     running_calls_.erase(call.id);
+    if (auto it = call_output_.find(call.id); it != call_output_.end()) {
+      streamed = std::move(it->second);
+      call_output_.erase(it);
+    }
   }
   // Secrets never enter the context, even if a tool printed one.
   result.text = Redact(result.text);
+  if (config_.sidecar && tool) CaptureOversized(*config_.sidecar, call.name, call.arguments, streamed, result);
 
   Event finished(EventType::kToolFinished);
   finished.turn = turn;

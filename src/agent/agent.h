@@ -37,6 +37,10 @@
 #include "tools/tool.h"
 #include "tools/tool_worker.h"
 
+namespace sepp::sidecar {
+class Sidecar;
+}
+
 namespace sepp::agent {
 
 struct AgentConfig {
@@ -62,6 +66,10 @@ struct AgentConfig {
   // caller; a sub-agent's config inherits them.
   LoopHooks* hooks = nullptr;
   bool is_subagent = false;  // this Agent runs a sub-agent (hooks see it)
+  // The output sidecar (sidecar/sidecar.h, output_capture.h): oversized
+  // tool results go there and the model gets a receipt. Null: results stay
+  // as the tools cut them. Owned by the caller; sub-agents inherit it.
+  sidecar::Sidecar* sidecar = nullptr;
 };
 
 // Persists a completed message (user, assistant or tool result). Must not
@@ -216,6 +224,9 @@ class Agent {
   llm::RetryStopper retry_stopper_;
   std::mutex calls_mu_;
   std::map<std::string, std::shared_ptr<CancelToken>> running_calls_;  // AbortCall
+  // The streamed output of each running call, whole, for the sidecar
+  // (only when config_.sidecar is set); guarded by calls_mu_.
+  std::map<std::string, std::string> call_output_;
   // BeforeAgentStart's addition to the system prompt of this prompt's requests.
   std::string prompt_system_append_;
   // Set by an AfterToolResult that asks to stop after this batch.

@@ -21,6 +21,7 @@
 #include "ext/skills/skill_tool.h"
 #include "llm/models.h"
 #include "runtime/permission_broker.h"
+#include "runtime/recall.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
 #include "tools/search_tools.h"
@@ -85,6 +86,7 @@ struct AgentSession::Impl {
   // use them, so they outlive both.
   ext::LoadedHooks hooks;
   std::unique_ptr<tools::ToolRegistry> registry;
+  SessionRecall recall;  // the output sidecar and durable memory (recall.h)
   std::shared_ptr<agent::SubagentRuntime> subagents;
   ext::SlashCommands commands;  // set at Open, read-only after
   // A command a Lua hook registered (sepp.register_command): "/name args"
@@ -679,9 +681,16 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.subagents = std::make_shared<agent::SubagentRuntime>();
   if (o.make_provider) s.subagents->make_provider = o.make_provider;
   else s.subagents->make_provider = [cfg = o.provider] { return llm::MakeProvider(cfg); };
-  s.subagents->make_tools = [] {
+  s.recall = OpenRecall(o.cwd, s.opts.policy, [&s] {
+    auto b = s.Bind();
+    return b ? b->id() : std::string();
+  });
+  for (const auto& w : s.recall.warnings) s.Warn(w);
+  ac.sidecar = s.recall.sidecar.get();
+  s.subagents->make_tools = [recall = s.recall] {
     auto r = tools::MakeBuiltinTools();
     tools::AddSearchTools(*r);
+    AddRecallTools(*r, recall);
     return r;
   };
   if (!o.no_session)
@@ -705,6 +714,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.registry = tools::MakeBuiltinTools();
   for (auto& t : tools::MakeWebTools()) s.registry->Add(std::move(t));
   tools::AddSearchTools(*s.registry);
+  AddRecallTools(*s.registry, s.recall);
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);
@@ -713,8 +723,9 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   if (!resources.skills->skills.empty()) {
     s.registry->Add(ext::MakeSkillTool(resources.skills));
     // Sub-agents get the same skills: the tool and its catalog.
-    s.subagents->make_tools = [skills = resources.skills] {
+    s.subagents->make_tools = [skills = resources.skills, recall = s.recall] {
       auto registry = tools::MakeBuiltinTools();
+      AddRecallTools(*registry, recall);
       registry->Add(ext::MakeSkillTool(skills));
       return registry;
     };

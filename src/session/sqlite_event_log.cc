@@ -12,9 +12,12 @@
 
 #include "base/clock.h"
 #include "session/event_log.h"
-#include "session/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 namespace sepp::session {
+
+using sqlite::SqliteDb;
+using sqlite::SqliteStmt;
 namespace {
 
 namespace fs = std::filesystem;

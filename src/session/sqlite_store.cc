@@ -31,13 +31,16 @@
 #include "base/log.h"
 #include "base/strings.h"
 #include "session/entry_codec.h"
-#include "session/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 #include "session/store.h"
 #include "session/writer_lock.h"
 
 namespace fs = std::filesystem;
 
 namespace sepp::session {
+
+using sqlite::SqliteDb;
+using sqlite::SqliteStmt;
 namespace {
 
 constexpr const char* kSchema = R"sql(

@@ -170,6 +170,7 @@ class BashTool : public Tool {
                  {"timed_out", res.timed_out},
                  {"cancelled", res.cancelled},
                  {"output_bytes", out.total_bytes},
+                 {"outcome", outcome},  // the sidecar's receipt ends with it
                  {"denied", !res.denials.empty()}};  // the agent's tool.finished "denied" flag
     r.denials = std::move(res.denials);
     if (collector.spilled()) r.details["full_output_path"] = log.string();

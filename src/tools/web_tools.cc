@@ -139,7 +139,17 @@ class FetchContentTool : public Tool {
     }
     r.is_error = all_failed;
     r.text = Redact(r.text);
-    LimitResult(r);
+    // A page longer than the result can hold goes out whole as the call's
+    // output stream, like bash's: the agent's output sidecar keeps it and
+    // the model continues there (docs/sidecar.md).
+    const TruncateLimits limits;
+    bool over = r.text.size() > limits.max_bytes || CountLines(r.text) > limits.max_lines;
+    std::string full = over && ctx.on_output ? r.text : std::string();
+    LimitResult(r, limits);
+    if (r.truncated && !full.empty()) {
+      ctx.on_output(full);
+      r.details["output_bytes"] = full.size();
+    }
     return r;
   }
 

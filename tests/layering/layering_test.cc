@@ -11,7 +11,7 @@
 namespace {
 
 const std::map<std::string, int> kLayer = {
-    {"base", 0},  {"net", 1},   {"sandbox", 2}, {"wasm", 1},    {"llm", 2},   {"session", 2}, {"workspace", 2},
+    {"base", 0},  {"net", 1},   {"sqlite", 1},  {"sidecar", 2}, {"memory", 2},   {"sandbox", 2}, {"wasm", 1},    {"llm", 2},   {"session", 2}, {"workspace", 2},
     {"tools", 3}, {"agent", 4}, {"ext", 5},     {"runtime", 6}, {"front", 7}, {"app", 8},
 };
 

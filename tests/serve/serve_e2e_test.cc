@@ -14,7 +14,7 @@
 #include "base/strings.h"
 #include "serve/serve_child.h"
 #include "serve/tar_builder.h"
-#include "session/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 #include "support/fake_provider.h"
 
 namespace sepp::servetest {
@@ -413,7 +413,7 @@ TEST_F(ServeE2e, ReplayWorksAfterARestartAndAGapIsReportedNotSkipped) {
   // Lose events 2..3 from the store: a replay through them is refused
   // (410, saying from where it can resume), one after them still works.
   {
-    auto db = session::SqliteDb::Open(root_ / "home" / "sessions" / "sessions.db");
+    auto db = sqlite::SqliteDb::Open(root_ / "home" / "sessions" / "sessions.db");
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)->Exec("DELETE FROM stream_events WHERE stream = 'r1' AND seq IN (2, 3)").ok());
   }

@@ -214,5 +214,29 @@ TEST_F(WebFetchTest, TheToolShowsThePageAsMarkdownAndRejectsBadArguments) {
   EXPECT_TRUE(scheme.is_error) << scheme.text;
 }
 
+TEST_F(WebFetchTest, APageTooLongForTheResultGoesOutWholeAsTheCallsStream) {
+  std::unique_ptr<Tool> fetch;
+  for (auto& t : MakeWebTools())
+    if (t->name() == "fetch_content") fetch = std::move(t);
+  ASSERT_TRUE(fetch);
+  Policy p = Allowing({"localhost"});
+  std::string streamed;
+  ToolContext ctx;
+  ctx.policy = &p;
+  ctx.on_output = [&](std::string_view chunk) { streamed += chunk; };
+  ToolResult r = fetch->Run(Json{{"url", "http://localhost:" + std::to_string(port_) + "/big"}}, ctx);
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_TRUE(r.truncated);
+  EXPECT_LT(r.text.size(), 60000u);
+  // The whole page (the output sidecar keeps it), and how long it was.
+  EXPECT_NE(streamed.find(std::string(100000, 'x')), std::string::npos);
+  EXPECT_EQ(r.details.value("output_bytes", size_t{0}), streamed.size());
+  // A short page is not streamed.
+  streamed.clear();
+  ToolResult small = fetch->Run(Json{{"url", "http://localhost:" + std::to_string(port_) + "/page"}}, ctx);
+  EXPECT_FALSE(small.truncated);
+  EXPECT_TRUE(streamed.empty());
+}
+
 }  // namespace
 }  // namespace sepp::tools

@@ -1,4 +1,5 @@
-// Internal to src/session: a minimal RAII wrapper over the SQLite C API.
+// A minimal RAII wrapper over the SQLite C API, for every store that keeps
+// its data in SQLite (sessions, the event log, the output sidecar, memory).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -11,7 +12,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace sepp::session {
+namespace sepp::sqlite {
 
 class SqliteDb {
  public:
@@ -27,6 +28,8 @@ class SqliteDb {
   Status Exec(const char* sql);
   // Rows changed by the last INSERT/UPDATE/DELETE.
   int64_t Changes() const;
+  // The rowid of the last row this connection inserted.
+  int64_t LastInsertRowid() const;
   // The connection's last error, as "what: message".
   Error LastError(const std::string& what) const;
 
@@ -47,12 +50,17 @@ class SqliteStmt {
   SqliteStmt& Bind(int index, std::string_view text);
   SqliteStmt& Bind(int index, int64_t value);
   SqliteStmt& BindNull(int index);
+  SqliteStmt& BindDouble(int index, double value);
+  SqliteStmt& BindBlob(int index, std::string_view bytes);
   // true: a row is ready; false: done. Error on failure.
   Result<bool> Step();
   Status Run();  // Step to completion, expecting no rows
   void Reset();
   std::string Text(int column) const;  // 0-based
   int64_t Int(int column) const;
+  double Double(int column) const;
+  std::string Blob(int column) const;
+  bool IsNull(int column) const;
 
  private:
   SqliteStmt(SqliteDb* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
@@ -60,4 +68,21 @@ class SqliteStmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
-}  // namespace sepp::session
+// BEGIN IMMEDIATE at construction (check ok()); rolls back at destruction
+// unless Commit() succeeded, so an early return leaves nothing half-done.
+class SqliteTxn {
+ public:
+  explicit SqliteTxn(SqliteDb& db);
+  ~SqliteTxn();
+  SqliteTxn(const SqliteTxn&) = delete;
+  SqliteTxn& operator=(const SqliteTxn&) = delete;
+  const Status& begun() const { return begun_; }
+  Status Commit();
+
+ private:
+  SqliteDb& db_;
+  Status begun_;
+  bool open_ = false;
+};
+
+}  // namespace sepp::sqlite

@@ -1,8 +1,8 @@
-#include "session/sqlite_db.h"
+#include "sqlite/sqlite_db.h"
 
 #include <sqlite3.h>
 
-namespace sepp::session {
+namespace sepp::sqlite {
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::filesystem::path& file) {
   sqlite3* db = nullptr;
@@ -11,7 +11,7 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::filesystem::path& fi
   if (rc != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
     sqlite3_close_v2(db);
-    return Error::Make("could not open the session database " + file.string() + ": " + msg, "io");
+    return Error::Make("could not open the database " + file.string() + ": " + msg, "io");
   }
   sqlite3_busy_timeout(db, 10000);
   sqlite3_extended_result_codes(db, 1);
@@ -25,16 +25,18 @@ SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
 
 int64_t SqliteDb::Changes() const { return sqlite3_changes(db_); }
 
+int64_t SqliteDb::LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+
 Status SqliteDb::Exec(const char* sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) == SQLITE_OK) return Ok();
   std::string msg = err ? err : "unknown error";
   sqlite3_free(err);
-  return Error::Make("session database " + file_ + ": " + msg, "io");
+  return Error::Make("database " + file_ + ": " + msg, "io");
 }
 
 Error SqliteDb::LastError(const std::string& what) const {
-  return Error::Make(what + " (session database " + file_ + "): " + sqlite3_errmsg(db_), "io");
+  return Error::Make(what + " (database " + file_ + "): " + sqlite3_errmsg(db_), "io");
 }
 
 Result<SqliteStmt> SqliteStmt::Prepare(SqliteDb& db, const char* sql) {
@@ -73,6 +75,16 @@ SqliteStmt& SqliteStmt::BindNull(int index) {
   return *this;
 }
 
+SqliteStmt& SqliteStmt::BindDouble(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
+  return *this;
+}
+
+SqliteStmt& SqliteStmt::BindBlob(int index, std::string_view bytes) {
+  sqlite3_bind_blob(stmt_, index, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
 Result<bool> SqliteStmt::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -100,4 +112,28 @@ std::string SqliteStmt::Text(int column) const {
 
 int64_t SqliteStmt::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
 
-}  // namespace sepp::session
+double SqliteStmt::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+
+std::string SqliteStmt::Blob(int column) const {
+  const void* b = sqlite3_column_blob(stmt_, column);
+  int n = sqlite3_column_bytes(stmt_, column);
+  return b ? std::string(static_cast<const char*>(b), static_cast<size_t>(n)) : std::string();
+}
+
+bool SqliteStmt::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+
+SqliteTxn::SqliteTxn(SqliteDb& db) : db_(db), begun_(db.Exec("BEGIN IMMEDIATE")) {
+  open_ = begun_.ok();
+}
+
+SqliteTxn::~SqliteTxn() {
+  if (open_) (void)db_.Exec("ROLLBACK");
+}
+
+Status SqliteTxn::Commit() {
+  Status st = db_.Exec("COMMIT");
+  if (st.ok()) open_ = false;
+  return st;
+}
+
+}  // namespace sepp::sqlite

@@ -1,0 +1,119 @@
+// The output sidecar's store: one SQLite database ($SEPP_HOME/context.db)
+// holding the oversized tool outputs of every session, each under its
+// scope (project + session), chunked (chunker.h) and indexed with FTS5.
+//
+// Schema (user_version 1):
+//   context_sources(id TEXT PRIMARY KEY, project TEXT, session_id TEXT,
+//                   tool_name TEXT, input_summary TEXT, created_ms INTEGER,
+//                   byte_count INTEGER, line_count INTEGER,
+//                   chunk_count INTEGER, content_hash TEXT)
+//   context_chunks(rowid INTEGER PRIMARY KEY, source_id TEXT, ordinal INTEGER,
+//                  title TEXT, content TEXT, UNIQUE(source_id, ordinal))
+//   context_chunks_fts USING fts5(title, content), external content
+//                  context_chunks, kept in step by triggers
+// Search ranks with bm25(title 5, content 1), as pi-context does.
+//
+// Every read names its scope and only ever sees rows of that project (and,
+// unless widened, that session): the scope is part of each statement's
+// WHERE clause, never a filter applied afterwards. A source stored twice in
+// one scope (same sha256) is stored once and reused (dedupe). Old sources go
+// by age (retention) and, oldest first, by total size.
+//
+// Thread-safe: one connection behind a mutex (tool calls run in parallel);
+// other sepp processes share the file through WAL and the busy timeout.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "sqlite/sqlite_db.h"
+
+namespace sepp::sidecar {
+
+struct Scope {
+  std::string project;     // the workspace's absolute path
+  std::string session_id;  // "" outside a session: the project alone
+};
+
+struct Retention {
+  int64_t max_age_days = 7;          // 0: keep
+  int64_t max_total_bytes = 512ll << 20;  // 0: no cap
+};
+
+struct SourceInfo {
+  std::string id;
+  std::string tool_name;
+  std::string input_summary;
+  std::string session_id;
+  int64_t created_ms = 0;
+  int64_t byte_count = 0;
+  int64_t line_count = 0;
+  int64_t chunk_count = 0;
+  std::string content_hash;
+  bool duplicate = false;  // Put: an equal source of the scope was reused
+};
+
+struct StoredChunk {
+  std::string source_id;
+  int64_t ordinal = 0;  // 1-based
+  std::string title;
+  std::string content;
+  std::string tool_name;
+  std::string snippet;  // search only
+};
+
+// "<source>_0007": what context_get takes (an ordinal "7" works too).
+std::string ChunkId(const std::string& source_id, int64_t ordinal);
+
+struct SearchOptions {
+  std::string source_id;  // "" any
+  std::string tool_name;  // "" any
+  int64_t limit = 5;      // capped at 25
+  bool whole_project = false;  // true: every session of the project
+};
+
+class Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const std::filesystem::path& file,
+                                             Retention retention = {});
+
+  // Stores text (already redacted by the caller) for scope; returns the
+  // new source, or the existing one of the same scope with equal content.
+  Result<SourceInfo> Put(const Scope& scope, const std::string& tool_name,
+                         const std::string& input_summary, const std::string& text);
+
+  // query is the model's (sqlite/fts_query.h makes it safe). Best first.
+  Result<std::vector<StoredChunk>> Search(const Scope& scope, const std::string& query,
+                                          const SearchOptions& options);
+
+  // The source, if scope may see it (a session sees the project's sources
+  // when whole_project).
+  Result<std::optional<SourceInfo>> Source(const Scope& scope, const std::string& source_id,
+                                           bool whole_project);
+  // Chunks first..last (1-based, inclusive) of a visible source, in order.
+  Result<std::vector<StoredChunk>> Chunks(const Scope& scope, const std::string& source_id,
+                                          int64_t first, int64_t last, bool whole_project);
+
+  // Drops sources past the retention. Run by Open; returns how many went.
+  Result<int64_t> ApplyRetention();
+  // Every source of scope's session (all of the project's when
+  // whole_project) goes: `sepp remove` of a workspace session, tests.
+  Result<int64_t> Purge(const Scope& scope, bool whole_project);
+
+  const std::string& file() const { return db_->file(); }
+
+ private:
+  Store(std::unique_ptr<sqlite::SqliteDb> db, Retention r) : db_(std::move(db)), retention_(r) {}
+  Status Init();
+
+  std::mutex mu_;
+  std::unique_ptr<sqlite::SqliteDb> db_;
+  Retention retention_;
+};
+
+}  // namespace sepp::sidecar
