@@ -22,6 +22,7 @@
 #include "runtime/permission_broker.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
+#include "tools/process_tools.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
 #include "tools/web_tools.h"
@@ -621,6 +622,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.subagents->make_tools = [] {
     auto r = tools::MakeBuiltinTools();
     tools::AddSearchTools(*r);
+    tools::AddProcessTools(*r);
     return r;
   };
   if (!o.no_session)
@@ -644,6 +646,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.registry = tools::MakeBuiltinTools();
   for (auto& t : tools::MakeWebTools()) s.registry->Add(std::move(t));
   tools::AddSearchTools(*s.registry);
+  tools::AddProcessTools(*s.registry);
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);
@@ -829,6 +832,10 @@ Status AgentSession::AbortCall(const std::string& call_id) {
   if (impl_->agent->AbortCall(call_id)) return Ok();
   return Error::Make("no running tool call has the id \"" + call_id + "\" (it may have finished)",
                      "not_found");
+}
+
+Status AgentSession::BackgroundCall(const std::string& call_id) {
+  return impl_->agent->BackgroundCall(call_id);
 }
 
 bool AgentSession::WaitIdle(double timeout_s) {
