@@ -323,18 +323,19 @@ class ProcessSignalTool : public Tool {
     UniqueFd pidfd(static_cast<int>(syscall(SYS_pidfd_open, static_cast<pid_t>(pid), 0)));
     std::string dir = "/proc/" + std::to_string(pid);
     Proc p;
-    if (!pidfd.valid() || !ReadProc(dir, &p)) {
-      // EINVAL: the pid is a thread's, not a process's; ESRCH: none here.
-      bool thread = !pidfd.valid() && errno == EINVAL && ReadProc(dir, &p);
-      if (thread && p.tgid == 1)
+    bool readable = ReadProc(dir, &p);
+    // A thread's id has a /proc entry too (and no pidfd of its own): a
+    // signal to it is one to its whole process.
+    if (readable && p.tgid != 0 && p.tgid != pid) {
+      if (p.tgid == 1)
         return NotSent(pid, signal, "pid " + std::to_string(pid) + " is a thread of pid 1 (sepp's tool worker); it is refused");
-      if (thread)
-        return NotSent(pid, signal, "pid " + std::to_string(pid) + " is a thread of process " + std::to_string(p.tgid) + "; signal the process");
+      return NotSent(pid, signal, "pid " + std::to_string(pid) + " is a thread of process " + std::to_string(p.tgid) + "; signal the process");
+    }
+    if (!pidfd.valid() || !readable)
       return NotSent(pid, signal,
                      "process not found in the session sandbox (its pids are those of its own pid "
                      "namespace, which process_list shows; a host pid or another session's names "
                      "nothing here)");
-    }
     if (p.tgid == 1) return NotSent(pid, signal, "pid " + std::to_string(pid) + " belongs to sepp's tool worker; it is refused");
     if (syscall(SYS_pidfd_send_signal, pidfd.get(), it->second, nullptr, 0) != 0)
       return NotSent(pid, signal, errno == ESRCH ? "process not found (it ended)" : "cannot signal it: " + ErrnoText(errno));
