@@ -776,6 +776,20 @@ bool Agent::AbortCall(const std::string& call_id) {
   return true;
 }
 
+Status Agent::BackgroundCall(const std::string& call_id) {
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    if (!running_calls_.count(call_id))
+      return Error::Make("no running tool call has the id \"" + call_id + "\" (it may have finished)",
+                         "not_found");
+  }
+  if (!worker_)
+    return Error::Make("a call can go to the background only in the session sandbox, whose end "
+                       "also ends it; this session runs without one (--sandbox off)",
+                       "not_found");
+  return worker_->Background(call_id);
+}
+
 void Agent::Emit(const Event& e) {
   if (!on_event_) return;
   std::lock_guard<std::mutex> lock(emit_mu_);

@@ -147,6 +147,11 @@ class Agent {
   // parallel calls go on; the model reads that the user aborted it. False
   // when no call with that id is running. Thread-safe.
   bool AbortCall(const std::string& call_id);
+  // Sends one running bash call to the background (ToolWorker::Background):
+  // its command goes on in the session sandbox, the call returns what it
+  // printed so far with the pid and the log. Error kind "not_found" when no
+  // bash call with that id runs in the session sandbox. Thread-safe.
+  Status BackgroundCall(const std::string& call_id);
 
   // A command the user runs (pi's RPC "bash", the TUI's !cmd): the bash tool
   // with the model's confinement (the session sandbox's worker and policy),

@@ -24,6 +24,7 @@
 #include "runtime/recall.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
+#include "tools/process_tools.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
 #include "tools/web_tools.h"
@@ -691,6 +692,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
     auto r = tools::MakeBuiltinTools();
     tools::AddSearchTools(*r);
     AddRecallTools(*r, recall);
+    tools::AddProcessTools(*r);
     return r;
   };
   if (!o.no_session)
@@ -715,6 +717,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   for (auto& t : tools::MakeWebTools()) s.registry->Add(std::move(t));
   tools::AddSearchTools(*s.registry);
   AddRecallTools(*s.registry, s.recall);
+  tools::AddProcessTools(*s.registry);
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);
@@ -909,6 +912,10 @@ Status AgentSession::AbortCall(const std::string& call_id) {
   if (impl_->agent->AbortCall(call_id)) return Ok();
   return Error::Make("no running tool call has the id \"" + call_id + "\" (it may have finished)",
                      "not_found");
+}
+
+Status AgentSession::BackgroundCall(const std::string& call_id) {
+  return impl_->agent->BackgroundCall(call_id);
 }
 
 bool AgentSession::WaitIdle(double timeout_s) {

@@ -202,6 +202,11 @@ class AgentSession {
   // model reads that the user aborted it), leaving the turn and the other
   // calls running. Error kind "not_found" when no call has that id.
   Status AbortCall(const std::string& call_id);
+  // Sends one running bash call of the prompt to the background: its command
+  // goes on in the session sandbox (until process_signal or the session's
+  // end), the call returns what it printed so far with the pid and the log
+  // of the rest. Error kind "not_found" when no bash call has that id.
+  Status BackgroundCall(const std::string& call_id);
   // Blocks until the agent is idle (no prompt running, nothing queued), or
   // timeout_s passes (< 0: no limit). True when idle.
   bool WaitIdle(double timeout_s = -1);

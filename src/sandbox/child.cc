@@ -69,6 +69,8 @@ void RunConfinedChild(const ChildPlan& plan) {
   if (plan.proxy_channel >= 0) {
     if (int e = SendProxyListener(plan.proxy_channel, &step)) Die(plan, step, e);
     close(plan.proxy_channel);
+  } else if (plan.loopback) {
+    if (int e = BringUpLoopback()) Die(plan, "bringing up loopback", e);
   }
 
   if (int e = ApplyMountPlan(*plan.mounts, &step)) Die(plan, step, e);

@@ -28,6 +28,10 @@ struct ChildPlan {
   int status_fd = -1;    // write end: the command's wait status, from pid 1
   bool use_init = false;  // see RunConfinedChild
   int proxy_channel = -1;  // proxy mode: where to send the listening socket
+  // Bring up lo in the sandbox's own (empty) network namespace: the session
+  // sandbox, where a server one call starts in the background answers the
+  // next. Nothing outside the namespace becomes reachable.
+  bool loopback = false;
   IdMaps id_maps;                         // written by the child itself
   const char* cgroup_join_file = nullptr;  // pids cgroup to join first, or none
   const MountPlan* mounts = nullptr;

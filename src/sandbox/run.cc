@@ -54,6 +54,9 @@ const char* const kDefaultEnv[] = {"PATH", "HOME", "USER", "LOGNAME", "LANG", "L
                                    "LC_CTYPE", "TERM", "TZ", "SHELL", "TMPDIR"};
 constexpr size_t kTailBytes = 16384;
 std::atomic<bool> inside_session_sandbox{false};
+// Inside the session sandbox as its pid 1: commands need no PDEATHSIG (see
+// MarkInsideSessionSandbox) and may be detached (RunSpec::detach).
+std::atomic<bool> session_pid_one{false};
 
 // The unconfined child, between clone and exec. It shares sepp's memory
 // (CLONE_VM, see StartUnconfined) and sepp may be multi-threaded, so it
@@ -61,7 +64,7 @@ std::atomic<bool> inside_session_sandbox{false};
 [[noreturn]] void ExecChild(const RunSpec& spec, int out_fd, int in_fd,
                             char* const* argv, char* const* envp) {
   setsid();
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (!session_pid_one.load(std::memory_order_relaxed)) prctl(PR_SET_PDEATHSIG, SIGKILL);
   ResetSignals();
   if (!spec.inherit_stdio) {
     dup2(in_fd, 0);
@@ -158,9 +161,11 @@ void SendSignal(int pidfd, pid_t pid, int sig) {
 
 // Streams output and feeds stdin until the child exits or the deadline
 // passes; then kills whatever is left of the group. Shared by both modes.
-// hook->reg is reset before the child is reaped.
+// hook->reg is reset before the child is reaped. A detach (RunSpec::detach)
+// returns with the child running and unreaped, result->detached set.
 void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const OutputFn& on_output,
                Tail* tail, RunResult* result, int* status, CancelHook* hook) {
+  const bool may_detach = spec.detach && spec.on_detach && session_pid_one.load();
   double deadline = timeout > 0 ? MonotonicSeconds() + timeout : 0;
   size_t stdin_off = 0;
   char buf[65536];
@@ -183,6 +188,11 @@ void Supervise(pid_t pid, const RunSpec& spec, double timeout, Pipes& p, const O
       fds[nfds++] = {p.in_w.get(), POLLOUT, 0};
     }
     if (pidfd >= 0) fds[nfds++] = {pidfd, POLLIN, 0};
+    if (may_detach && spec.detach->cancelled()) {
+      hook->reg.reset();  // an abort from now on is the job's owner's business
+      result->detached = true;
+      return;
+    }
     int wait_ms = 200;
     if (deadline > 0) {
       double left = deadline - MonotonicSeconds();
@@ -325,6 +335,11 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
   Tail tail;
   int status = 0;
   Supervise(pid, spec, timeout, p, on_output, &tail, &result, &status, &hook);
+  if (result.detached) {
+    result.pid = pid;
+    spec.on_detach(pid, std::move(p.out_r));  // owns the pid (still registered) and the pipe
+    return result;
+  }
   ReleaseOwnedChild(pid);  // reaped
   FinishResult(policy, spec, timeout, status, 0, tail, cancel, &result);
   return result;
@@ -332,7 +347,10 @@ Result<RunResult> RunUnconfined(const RunSpec& spec, const Policy& policy,
 
 }  // namespace
 
-void MarkInsideSessionSandbox() { inside_session_sandbox = true; }
+void MarkInsideSessionSandbox() {
+  inside_session_sandbox = true;
+  session_pid_one = getpid() == 1;
+}
 
 std::vector<std::string> BuildChildEnv(const Policy& policy) {
   std::vector<std::string> names(policy.env_allow.begin(), policy.env_allow.end());

@@ -10,6 +10,8 @@
 // Blocking; call it from a worker thread. on_output is called on the calling
 // thread and must not throw.
 #pragma once
+#include <sys/types.h>
+
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "base/cancel.h"
+#include "base/fd.h"
 #include "base/result.h"
 #include "sandbox/denial.h"
 #include "sandbox/policy.h"
@@ -38,6 +41,14 @@ struct RunSpec {
   // against the process limit) and gives the command normal signal
   // behaviour. Costs one wake-up at exit; without it the command is pid 1.
   bool init = false;
+  // Inside the session sandbox only (MarkInsideSessionSandbox; ignored
+  // elsewhere): when this token fires, Run() stops waiting and leaves the
+  // command running in its own process group. It returns with `detached`
+  // set, and on_detach gets the command's pid and the read end of its
+  // output pipe: from then on the callee owns both (it reaps the pid, then
+  // calls ReleaseOwnedChild). Looked at between reads, so within 200 ms.
+  CancelToken* detach = nullptr;
+  std::function<void(pid_t, UniqueFd)> on_detach;
 };
 
 struct RunResult {
@@ -53,6 +64,9 @@ struct RunResult {
   // The sandbox itself stopped the command (time limit, process limit,
   // cancel), as opposed to the command failing on its own.
   bool killed_by_sandbox = false;
+  // spec.detach fired: the command runs on; on_detach owns it.
+  bool detached = false;
+  pid_t pid = 0;
 };
 
 using OutputFn = std::function<void(std::string_view)>;
@@ -67,6 +81,9 @@ Result<RunResult> Run(const RunSpec& spec, const Policy& policy, const OutputFn&
 // this process is already confined by the session's policy, so Run() only
 // starts the command in its own session and process group with its time
 // limit and kills its whole tree at the end, and still explains denials.
+// As pid 1 of the sandbox it also drops PDEATHSIG from its commands: that
+// signal fires when the *thread* that started a command ends (the worker's
+// threads come and go), and the sandbox's end kills them all anyway.
 void MarkInsideSessionSandbox();
 
 // The environment a child gets under policy: the allowlisted names taken

@@ -57,6 +57,11 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   auto confinement = PrepareConfinement(policy, cwd);
   if (!confinement.ok()) return confinement.error();
   auto& [mounts, landlock, rlimits, cgroup] = *confinement;
+  // Its network namespace is its own and holds only lo, so TCP there
+  // reaches nothing but the sandbox itself: a server a call starts in the
+  // background may listen, and later calls connect to it
+  // (tools/background_jobs.h). The host's network stays out of reach.
+  landlock.restrict_tcp = false;
 
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
@@ -83,6 +88,7 @@ Result<std::unique_ptr<SessionSandbox>> SessionSandbox::Start(const fs::path& ex
   plan.stdout_fd = theirs.get();
   plan.stderr_fd = err_pipe->second.get();
   plan.report_fd = report->second.get();
+  plan.loopback = true;  // background servers answer later calls (tools/background_jobs.h)
   plan.mounts = &mounts;
   plan.landlock = &landlock;
   plan.rlimits = &rlimits;

@@ -11,6 +11,11 @@
 // <output_dir>/<id>.log, whose path the note names: in the session sandbox
 // that is its private /tmp, where read and grep can open it. The text ends with the outcome: "exit code N",
 // "killed by signal N", "killed after timeout of N s" or "aborted".
+//
+// In the session sandbox's worker a command can go on after its call
+// (background_jobs.h): run_in_background starts it detached at once, and a
+// running call the user sends to the background (CurrentCallDetach) is
+// detached where it is; either way the result names its pid and its log.
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +27,7 @@
 #include "sandbox/defaults.h"
 #include "sandbox/run.h"
 #include "tools/args.h"
+#include "tools/background_jobs.h"
 #include "tools/truncate.h"
 
 namespace sepp::tools {
@@ -66,7 +72,11 @@ class BashTool : public Tool {
            "(by default: no network, writes only inside the workspace). stdout and stderr are "
            "returned together, followed by the exit code. Output over 2000 lines or 50 KB keeps "
            "its beginning and end; the full output is saved to a file named in the result. "
-           "Timeout in seconds: default 120, at most 600. No interactive input (stdin is empty).";
+           "Timeout in seconds: default 120, at most 600. No interactive input (stdin is empty). "
+           "run_in_background starts a long-running command (a server, a watcher) and returns at "
+           "once with its pid and the log file its output goes to; later calls reach it (same "
+           "network, files and processes), process_list shows it, process_signal stops it, and "
+           "it ends with the session.";
   }
 
   Json parameters() const override {
@@ -74,7 +84,8 @@ class BashTool : public Tool {
       "type": "object",
       "properties": {
         "command": {"type": "string", "description": "The command line to run with bash -c."},
-        "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds before the command and everything it started are killed. Default 120."}
+        "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "Seconds before the command and everything it started are killed. Default 120. Not for run_in_background."},
+        "run_in_background": {"type": "boolean", "description": "Set to true to run this command in the background: the call returns at once with the process id and the log file of its output (read it later with read or tail). Default false."}
       },
       "required": ["command"],
       "additionalProperties": false
@@ -96,6 +107,21 @@ class BashTool : public Tool {
     auto timeout = OptionalInt(args, "timeout", 1, kMaxTimeout);
     if (!timeout) return ErrorResult(timeout.error().message);
     int64_t timeout_s = timeout->value_or(kDefaultTimeout);
+    auto background = OptionalBool(args, "run_in_background");
+    if (!background) return ErrorResult(background.error().message);
+    BackgroundJobs* jobs = SessionJobs();
+    if (background->value_or(false)) {
+      if (!jobs)
+        return ErrorResult(
+            "run_in_background works only in the session sandbox, whose end also ends the "
+            "process: this call runs outside it (the session runs with --sandbox off, or this "
+            "command needs a network or a policy of its own, which gives it a one-off sandbox "
+            "that ends with the call). Run it without run_in_background.");
+      if (std::string why = jobs->RefuseNew(); !why.empty()) return ErrorResult(why);
+      if (timeout->has_value())
+        return ErrorResult("Invalid argument \"timeout\": a background command has no timeout "
+                           "(it runs until process_signal stops it or the session ends); leave it out.");
+    }
 
     ToolResult r;
     if (ctx.cancel && ctx.cancel->cancelled()) {
@@ -124,8 +150,23 @@ class BashTool : public Tool {
       collector.Append(chunk);
       if (ctx.on_output) ctx.on_output(Redact(chunk));
     };
+    CancelToken at_once;  // run_in_background: detached as soon as it runs
+    std::optional<Truncation> so_far;
+    Result<std::filesystem::path> job_log = std::filesystem::path();
+    if (jobs) {
+      if (background->value_or(false)) {
+        at_once.Cancel();
+        spec.detach = &at_once;
+      } else {
+        spec.detach = CurrentCallDetach();
+      }
+      spec.on_detach = [&](pid_t pid, UniqueFd output) {
+        so_far = collector.Finish();
+        job_log = jobs->Adopt(pid, std::move(output), *command, Redact(SanitizeUtf8(so_far->text)));
+      };
+    }
     auto run = sandbox::Run(spec, *policy, on_output, ctx.cancel);
-    Truncation out = collector.Finish();
+    Truncation out = so_far ? std::move(*so_far) : collector.Finish();
     if (!run.ok()) {
       std::string why = run.error().kind == "sandbox_unavailable"
                             ? "The sandbox refused to run the command: "
@@ -133,6 +174,7 @@ class BashTool : public Tool {
       return ErrorResult(why + run.error().message);
     }
     const sandbox::RunResult& res = *run;
+    if (res.detached) return Detached(res.pid, background->value_or(false), out, job_log);
 
     r.text = Redact(SanitizeUtf8(out.text));
     if (!r.text.empty() && r.text.back() != '\n') r.text += '\n';
@@ -174,6 +216,28 @@ class BashTool : public Tool {
                  {"denied", !res.denials.empty()}};  // the agent's tool.finished "denied" flag
     r.denials = std::move(res.denials);
     if (collector.spilled()) r.details["full_output_path"] = log.string();
+    return r;
+  }
+
+  // The command runs on in the background: what it printed so far (a call
+  // the user sent to the background), its pid and where the rest goes.
+  static ToolResult Detached(pid_t pid, bool at_start, const Truncation& out,
+                             const Result<std::filesystem::path>& log) {
+    ToolResult r;
+    if (!at_start) {
+      r.text = Redact(SanitizeUtf8(out.text));
+      if (!r.text.empty() && r.text.back() != '\n') r.text += '\n';
+      r.truncated = out.truncated;
+    }
+    std::string where = log.ok() ? "its output goes to " + log->string() +
+                                       " (read it with read, grep or tail; it keeps the newest "
+                                       "4 MB, the older in the same name with .1)"
+                                 : log.error().message;
+    r.text += std::string(at_start ? "[started in the background" : "[sent to the background by the user") +
+              ": pid " + std::to_string(pid) + " in the session sandbox; " + where +
+              ". process_list shows it, process_signal stops it, and it ends with the session.]";
+    r.details = {{"background", true}, {"pid", pid}, {"output_bytes", out.total_bytes}};
+    if (log.ok()) r.details["log"] = log->string();
     return r;
   }
 };

@@ -266,12 +266,30 @@ void ToolWorker::Await(std::unique_lock<std::mutex>& lock, Pending& pending, int
   }
 }
 
+Status ToolWorker::Background(const std::string& call_id) {
+  int64_t id = 0;
+  int channel;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [n, p] : pending_)
+      if (!call_id.empty() && p->call_id == call_id && p->tool == "bash") id = n;
+    if (id == 0 || state_ != State::kRunning)
+      return Error::Make("no bash call \"" + call_id + "\" is running in the session sandbox "
+                         "(only bash calls can go to the background)", "not_found");
+    channel = channel_;
+  }
+  std::lock_guard<std::mutex> wlock(write_mu_);
+  return WriteFrame(channel, {{"type", "background"}, {"id", id}});
+}
+
 ToolResult ToolWorker::Call(const std::string& name, const Json& args, ToolContext& ctx) {
   std::string why;
   if (!EnsureStarted(&why)) return Failure("the session sandbox is not available: " + why);
   auto shared = std::make_shared<Pending>();
   Pending& pending = *shared;
   pending.on_output = ctx.on_output;
+  pending.call_id = ctx.call_id;
+  pending.tool = name;
   // Whatever way Call() returns, no more output reaches ctx after it.
   struct Close {
     Pending& p;

@@ -74,11 +74,19 @@ class ToolWorker {
   // Runs the built-in tool in the worker. Never throws.
   ToolResult Call(const std::string& name, const Json& args, ToolContext& ctx);
 
+  // Sends the running bash call with this model call id (ctx.call_id) to
+  // the background: the worker leaves its command running as a background
+  // job (background_jobs.h) and the call returns what it printed so far
+  // with the job's pid and log. Error kind "not_found" when no such call
+  // runs here; the call may still finish on its own before the worker acts.
+  Status Background(const std::string& call_id);
+
   // The pid of the sandbox's pid 1 as sepp sees it (0 before the first call).
   int sandbox_pid();
 
  private:
   struct Pending {
+    std::string call_id, tool;  // the model's id (Background) and the tool's name
     bool done = false;  // guarded by mu_
     ToolResult result;  // guarded by mu_
     // Called on the reader thread without mu_ held (it may cancel, which

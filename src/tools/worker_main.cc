@@ -4,7 +4,9 @@
 // waiting for another thread to be woken and scheduled; the wake-up of the
 // next reader overlaps the call. Calls of one batch still run in parallel,
 // as they would in sepp, each with its own CancelToken, which a "cancel"
-// frame fires. Writes of frames are serialised by one mutex.
+// frame fires, and a second token that a "background" frame fires (bash
+// then leaves its command running as a background job, background_jobs.h).
+// Writes of frames are serialised by one mutex.
 #include "tools/worker_main.h"
 
 #include <signal.h>
@@ -23,6 +25,8 @@
 #include "sandbox/orphan_reaper.h"
 #include "sandbox/run.h"
 #include "tools/access.h"
+#include "tools/background_jobs.h"
+#include "tools/process_tools.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
 #include "tools/worker_protocol.h"
@@ -37,6 +41,7 @@ class Worker {
   explicit Worker(sandbox::Policy policy)
       : policy_(std::move(policy)), guard_(GuardContext(policy_)), tools_(MakeBuiltinTools()) {
     AddSearchTools(*tools_);  // their index lives here, next to the files it reads
+    AddProcessTools(*tools_);  // they read this sandbox's own /proc
   }
 
   // The main thread is the first reader. It never returns (the reader that
@@ -80,21 +85,22 @@ class Worker {
       if (type == m.end() || !type->is_string() || id == m.end() || !id->is_number_integer())
         continue;  // nothing sepp sends; ignored
       int64_t call_id = id->get<int64_t>();
-      if (*type == "cancel") {
+      if (*type == "cancel" || *type == "background") {
         std::lock_guard<std::mutex> lock(mu_);
-        if (auto it = running_.find(call_id); it != running_.end()) it->second->Cancel();
+        if (auto it = running_.find(call_id); it != running_.end())
+          (*type == "cancel" ? it->second.cancel : it->second.detach)->Cancel();
         continue;
       }
       if (*type != "call") continue;
-      auto token = std::make_shared<CancelToken>();
+      Control control{std::make_shared<CancelToken>(), std::make_shared<CancelToken>()};
       {
         std::lock_guard<std::mutex> lock(mu_);
         // Registered before the next frame is read: a cancel that follows
         // this call finds it.
-        running_[call_id] = token;
+        running_[call_id] = control;
         PassReaderTurn();
       }
-      Finish(m, call_id, *token);
+      Finish(m, call_id, *control.cancel, control.detach.get());
       std::unique_lock<std::mutex> lock(mu_);
       running_.erase(call_id);
       if (may_retire && idle_.size() >= kIdleThreads) return;
@@ -117,9 +123,10 @@ class Worker {
     }
   }
 
-  void Finish(Json& message, int64_t id, CancelToken& token) {
+  void Finish(Json& message, int64_t id, CancelToken& token, CancelToken* detach) {
     Json reply = {{"type", "result"}, {"id", id}};
     try {
+      CallDetachScope scope(detach);
       ToolResult r = RunOne(message, id, token);
       reply["text"] = std::move(r.text);
       reply["is_error"] = r.is_error;
@@ -167,7 +174,10 @@ class Worker {
   std::unique_ptr<ToolRegistry> tools_;
   static constexpr size_t kIdleThreads = 8;
   std::mutex mu_, write_mu_;
-  std::map<int64_t, std::shared_ptr<CancelToken>> running_;  // guarded by mu_
+  struct Control {
+    std::shared_ptr<CancelToken> cancel, detach;
+  };
+  std::map<int64_t, Control> running_;  // guarded by mu_
   std::vector<Idle*> idle_;                                   // guarded by mu_
 };
 
@@ -199,6 +209,10 @@ int ToolWorkerMain() {
   // bash does: that is where bash's saved outputs are.
   if (policy.enabled)
     for (const char* own : {"/tmp", "/dev/shm"}) policy.write_roots.push_back(own);
+  // Background jobs only where nothing can outlive the sandbox: as its pid
+  // 1, whose end the kernel makes the end of every process inside.
+  static BackgroundJobs jobs("/tmp/sepp-" + std::to_string(geteuid()) + "-output");
+  if (getpid() == 1) SetSessionJobs(&jobs);
   Worker worker(std::move(policy));
   worker.Serve();
 }

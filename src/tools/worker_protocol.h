@@ -9,6 +9,8 @@
 //                   {"type":"call","id":N,"tool":"read","args":{...},
 //                    "cwd":"...","stream":b}
 //                   {"type":"cancel","id":N}
+//                   {"type":"background","id":N}   bash leaves its command
+//                                                  running as a background job
 //   worker -> sepp  {"type":"output","id":N,"text":"..."}            bash's partial output
 //                   {"type":"result","id":N,"text":"...","is_error":b,
 //                    "truncated":b,"details":{...},"denials":[{...}]}

@@ -3,7 +3,8 @@
 // in the editor), /copy writes OSC 52, the prompt history survives a
 // restart and Ctrl+R finds in it, Ctrl+G round-trips through $EDITOR with
 // the terminal handed over, one of three parallel calls is aborted alone,
-// and /tree branches the session.
+// another is sent to the background alone (Ctrl+B in Ctrl+X's list), and
+// /tree branches the session.
 #include <fstream>
 
 #include "base/file.h"
@@ -212,6 +213,37 @@ TEST_F(TuiPty, OneOfThreeParallelCallsIsAbortedAloneAndTheTurnGoesOn) {
   EXPECT_NE(ResultFor(fp_, "b").find("bee-done"), std::string::npos) << ResultFor(fp_, "b");
   EXPECT_NE(ResultFor(fp_, "c").find("cee-done"), std::string::npos) << ResultFor(fp_, "c");
   EXPECT_EQ(ResultFor(fp_, "b").find("aborted"), std::string::npos) << ResultFor(fp_, "b");
+  Type("\x04");
+  WaitExit();
+}
+
+TEST_F(TuiPty, ARunningCallIsSentToTheBackgroundAloneAndTheTurnGoesOn) {
+  Start(Json::parse(R"([
+    {"tool_calls": [
+      {"id": "srv", "name": "bash", "arguments": {"command": "echo srv-started; exec sleep 3141"}},
+      {"id": "b", "name": "bash", "arguments": {"command": "until [ -e go ]; do sleep 0.05; done; echo bee-done"}}
+    ]},
+    {"text": "after the calls"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("serve\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("  srv-started") && ScreenHas("echo bee-done"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  Type("\x18");  // Ctrl+X: the running calls
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Ctrl+B backgrounds"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("3141");  // filter to the server
+  Type("\x02");  // Ctrl+B: to the background
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("sending that call to the background"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_TRUE(ScreenHas("working")) << "the turn still runs";
+  EXPECT_EQ(fp_.requests().size(), 1u) << "and waits for the other call";
+  Touch(root_ / "ws" / "go");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("after the calls"); })) << ::testing::PrintToString(term_->Transcript());
+  std::string srv = ResultFor(fp_, "srv");
+  EXPECT_NE(srv.find("srv-started"), std::string::npos) << srv;
+  EXPECT_NE(srv.find("sent to the background by the user: pid "), std::string::npos) << srv;
+  EXPECT_NE(ResultFor(fp_, "b").find("bee-done"), std::string::npos) << ResultFor(fp_, "b");
+  EXPECT_EQ(ResultFor(fp_, "b").find("background"), std::string::npos) << ResultFor(fp_, "b");
   Type("\x04");
   WaitExit();
 }

@@ -686,6 +686,15 @@ class RpcServer {
       s_.AbortBash();
       return ok();
     }
+    // sepp's extensions (docs/rpc.md): one running tool call of the prompt,
+    // by the toolCallId of its tool_execution_start, alone.
+    if (type == "abort_tool_call" || type == "background_tool_call") {
+      std::string call = Str(cmd, "toolCallId");
+      if (call.empty()) return fail("\"toolCallId\" (the id of a running tool call) is required");
+      Status st = type == "abort_tool_call" ? s_.AbortCall(call) : s_.BackgroundCall(call);
+      if (!st.ok()) return fail(st.error().message);
+      return ok();
+    }
     if (type == "export_html") {
       auto r = s_.ExportHtml(Str(cmd, "outputPath"));
       if (!r.ok()) return fail(r.error().message);

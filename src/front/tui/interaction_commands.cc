@@ -64,7 +64,7 @@ constexpr std::pair<const char*, const char*> kHotkeys[] = {
     {"Ctrl+G", "edit the prompt in $EDITOR"},
     {"Tab", "complete a /command; @ completes a file"},
     {"Ctrl+O", "view the last tool output full-screen"},
-    {"Ctrl+X", "abort one running call (the turn goes on)"},
+    {"Ctrl+X", "the running calls: Enter aborts one, Ctrl+B sends a bash call to the background"},
     {"Ctrl+T", "expand / collapse the tool calls' output"},
     {"Alt+T", "the last tool call again, whole"},
     {"Ctrl+C", "clear the editor (twice: quit)"},
@@ -542,11 +542,16 @@ void Interaction::CmdCalls() {
   std::vector<Picker::Item> items;
   for (size_t i = 0; i < running_calls_.size(); ++i)
     items.push_back({running_calls_[i], OneLine(running_summaries_[i], 70), running_calls_[i]});
-  picker_.Open("running calls: Enter aborts that one (the turn goes on)", std::move(items),
-               [this](const std::string& id) {
+  picker_.Open("running calls: Enter aborts that one, Ctrl+B sends it to the background (the turn goes on)",
+               std::move(items), [this](const std::string& id) {
                  Status st = session_.AbortCall(id);
                  view_.Notice(st.ok() ? "aborting that call" : "sepp: " + st.error().message);
                });
+  picker_.SetCtrlBChoice("backgrounds", [this](const std::string& id) {
+    Status st = session_.BackgroundCall(id);
+    view_.Notice(st.ok() ? "sending that call to the background (its process goes on; process_list shows it)"
+                         : "sepp: " + st.error().message);
+  });
 }
 
 int64_t Interaction::CompactsAt() const {

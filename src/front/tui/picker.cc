@@ -20,6 +20,8 @@ void Picker::Open(std::string title, std::vector<Item> items, std::function<void
   title_ = std::move(title);
   items_ = std::move(items);
   on_choose_ = std::move(on_choose);
+  ctrl_b_what_.clear();
+  on_ctrl_b_ = nullptr;
   filter_.clear();
   folded_.assign(items_.size(), false);
   Refilter();
@@ -95,6 +97,11 @@ bool Picker::Handle(const InputEvent& e) {
         if (e.codepoint == 'c' || e.codepoint == 'g') open_ = false;
         if (e.codepoint == 'p') move(-1);
         if (e.codepoint == 'n') move(1);
+        if (e.codepoint == 'b' && on_ctrl_b_ && !shown_.empty()) {
+          open_ = false;
+          auto choose = std::move(on_ctrl_b_);
+          choose(items_[shown_[selected_]].key);
+        }
         return true;
       }
       if (e.codepoint >= 0x20) {
@@ -127,7 +134,8 @@ std::vector<Line> Picker::Render() const {
     out.push_back(std::move(l));
   }
   out.push_back(Line{}.Add("  " + std::to_string(shown_.size()) + " of " + std::to_string(items_.size()) +
-                               "  Enter chooses, Esc closes",
+                               "  Enter chooses, " + (on_ctrl_b_ ? "Ctrl+B " + ctrl_b_what_ + ", " : std::string()) +
+                               "Esc closes",
                            kDimStyle));
   return out;
 }

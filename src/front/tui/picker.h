@@ -27,6 +27,12 @@ class Picker {
   // selected: the key to start on (e.g. the current leaf), "" for the first.
   void Open(std::string title, std::vector<Item> items, std::function<void(const std::string&)> on_choose,
             const std::string& selected = "");
+  // A second way to choose, on Ctrl+B (the running calls: send to the
+  // background), named in the footer as "Ctrl+B <what>". Until the next Open().
+  void SetCtrlBChoice(std::string what, std::function<void(const std::string&)> on_choose) {
+    ctrl_b_what_ = std::move(what);
+    on_ctrl_b_ = std::move(on_choose);
+  }
   void Close() { open_ = false; }
   bool open() const { return open_; }
 
@@ -46,6 +52,8 @@ class Picker {
   std::string filter_;
   std::vector<bool> folded_;  // per item
   std::function<void(const std::string&)> on_choose_;
+  std::string ctrl_b_what_;
+  std::function<void(const std::string&)> on_ctrl_b_;
 };
 
 }  // namespace sepp::front::tui
