@@ -15,6 +15,7 @@
 
 #include "agent/agent.h"
 #include "app/commands.h"
+#include "app/extension_confirmations.h"
 #include "base/clock.h"
 #include "base/fd.h"
 #include "base/paths.h"
@@ -110,6 +111,8 @@ int StartMcpServers(runtime::SessionOptions* so) {
   opts.sandbox = so->policy.enabled;
   opts.on_warning = [](const std::string& w) { std::fprintf(stderr, "sepp: %s\n", w.c_str()); };
   std::shared_ptr<ext::mcp::McpServers> servers = ext::mcp::McpServers::Start(*config, opts);
+  // Asked about at the first prompt when a front end answers.
+  for (auto& x : McpServersToConfirm(*config, opts)) so->extensions_to_confirm.push_back(std::move(x));
   for (const auto& info : servers->infos())
     if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&
         info.errors[0].rfind("disabled", 0) != 0)
@@ -127,6 +130,7 @@ void LoadPlugins(runtime::SessionOptions* so) {
   for (const auto& info : plugins->infos())
     if (!info.loaded && !info.errors.empty())
       std::fprintf(stderr, "sepp: plugin %s %s\n", info.name.c_str(), info.errors[0].c_str());
+  for (auto& x : PluginsToConfirm(so->cwd)) so->extensions_to_confirm.push_back(std::move(x));
   if (plugins->loaded().empty()) return;
   so->extra_tools = [plugins, before = so->extra_tools] {
     std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
