@@ -190,6 +190,7 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
   }
   if (int rc = StartMcpServers(so); rc != 0) return rc;
   LoadPlugins(so);
+  so->loads_extensions = true;
   so->no_session = o.no_session;
   so->continue_latest = o.continue_latest;
   so->resume = o.resume;

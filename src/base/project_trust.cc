@@ -113,15 +113,31 @@ TrustState ProjectTrustOf(const ProjectConfig& config) {
   return TrustState::kChanged;
 }
 
-bool HasProjectCode(const ProjectConfig& config) {
-  static const std::vector<std::string> kCode = {".sepp/hooks/", ".sepp/hooks.json",
-                                                 ".sepp/plugins/", ".sepp/mcp.toml",
-                                                 ".claude/settings.json", ".mcp.json",
-                                                 ".claude/hooks/"};
+namespace {
+
+// Claude's settings hold permissions and more; only a "hooks" table is code.
+bool ClaudeSettingsHaveHooks(const fs::path& file) {
+  auto text = ReadFile(file);
+  if (!text.ok()) return true;  // unreadable: assume the worst
+  auto j = ParseJson(*text);
+  if (!j.ok() || !j->is_object()) return true;
+  return j->contains("hooks") && !(*j)["hooks"].empty();
+}
+
+}  // namespace
+
+bool HasProjectCode(const ProjectConfig& config, bool extensions) {
+  static const std::vector<std::string> kHooks = {".sepp/hooks/", ".sepp/hooks.json", ".claude/hooks/"};
+  static const std::vector<std::string> kExtensions = {".sepp/plugins/", ".sepp/mcp.toml", ".mcp.json"};
+  auto matches = [](const std::string& rel, const std::vector<std::string>& list) {
+    for (const auto& c : list)
+      if (c.back() == '/' ? rel.rfind(c, 0) == 0 : rel == c) return true;
+    return false;
+  };
   for (const auto& f : config.files) {
     std::string rel = f.lexically_relative(config.root).string();
-    for (const auto& c : kCode)
-      if (c.back() == '/' ? rel.rfind(c, 0) == 0 : rel == c) return true;
+    if (matches(rel, kHooks) || (extensions && matches(rel, kExtensions))) return true;
+    if (rel == ".claude/settings.json" && ClaudeSettingsHaveHooks(f)) return true;
   }
   return false;
 }

@@ -48,9 +48,11 @@ TrustState ProjectTrustOf(const ProjectConfig& config);
 // Records the config's key for its root. Refuses a config with a problem.
 Status TrustProject(const ProjectConfig& config);
 
-// Whether any of the config's files is code that would run (hooks, hooks
-// settings, plugins, MCP server configurations), not only data or policy.
-bool HasProjectCode(const ProjectConfig& config);
+// Whether any of the config's files is code that would run, not only data
+// or policy: Lua hooks, hooks.json, a .claude/settings.json with hooks,
+// Claude's hook scripts; with extensions also plugins and MCP server
+// configurations (for sessions that load configured extensions).
+bool HasProjectCode(const ProjectConfig& config, bool extensions = true);
 
 // A session asked the user to trust this content and the answer was no (or
 // none came): recorded so that `sepp ext list` can say why the project's

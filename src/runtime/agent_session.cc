@@ -413,7 +413,7 @@ struct AgentSession::Impl {
   void AskProjectTrust(CancelToken& cancel) {
     ProjectConfig config = ReadProjectConfig(opts.cwd);
     if (ProjectTrustOf(config) != TrustState::kTrusted) {
-      if (!ProjectTrustNeeded(config)) return;
+      if (!ProjectTrustNeeded(config, opts.loads_extensions)) return;
       agent::PermissionAnswer a = gate->Ask(ProjectTrustRequest(config), cancel);
       ProjectTrustOutcome outcome = SettleProjectTrust(config, a);
       Warn(outcome.note);
@@ -819,7 +819,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.LoadHooks();
   s.AddHookCommands();
   // Only a front end that answers is asked; headless runs keep --trust.
-  s.trust_pending = o.permissions.ask_front_end && ProjectTrustNeeded(ReadProjectConfig(o.cwd));
+  s.trust_pending =
+      o.permissions.ask_front_end && ProjectTrustNeeded(ReadProjectConfig(o.cwd), o.loads_extensions);
   s.extensions_pending = o.permissions.ask_front_end && !o.extensions_to_confirm.empty();
   if (!s.hooks.chain->empty() || s.trust_pending) {
     ac.hooks = s.hooks.chain.get();

@@ -126,6 +126,11 @@ struct SessionOptions {
   std::vector<std::filesystem::path> hook_files;
   // Asked about at the first prompt when a front end answers (above).
   std::vector<ExtensionToConfirm> extensions_to_confirm;
+  // This run loads configured plugins and MCP servers (the TUI, --rpc, -p):
+  // a project's plugins and MCP configuration then count as its code for
+  // the trust question (runtime/project_trust_prompt.h); sessions that load
+  // none (ACP, serve) ask only about the project's hooks.
+  bool loads_extensions = false;
   // Claude's Notification "idle_prompt": when the agent has settled and no
   // input came for this long, the hooks are told once per idle period that
   // it waits for the user. Only where a person answers (ask_front_end);

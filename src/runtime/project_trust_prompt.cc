@@ -19,8 +19,8 @@ std::string DetailOf(const std::string& rel) {
 
 }  // namespace
 
-bool ProjectTrustNeeded(const ProjectConfig& config) {
-  if (!config.problem.empty() || !HasProjectCode(config)) return false;
+bool ProjectTrustNeeded(const ProjectConfig& config, bool extensions) {
+  if (!config.problem.empty() || !HasProjectCode(config, extensions)) return false;
   TrustState s = ProjectTrustOf(config);
   return s == TrustState::kUntrusted || s == TrustState::kChanged;
 }

@@ -19,9 +19,10 @@
 
 namespace sepp::runtime {
 
-// Whether a session in config's project should ask: it has code, it is not
+// Whether a session in config's project should ask: it has code the session
+// would run (hooks; with extensions, plugins and MCP servers too), it is not
 // trusted as it is now, and its content could be read whole.
-bool ProjectTrustNeeded(const ProjectConfig& config);
+bool ProjectTrustNeeded(const ProjectConfig& config, bool extensions);
 
 // The gate's request for config: every keyed file, its hash and what it is.
 agent::PermissionRequest ProjectTrustRequest(const ProjectConfig& config);
