@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <unordered_map>
 
@@ -102,7 +103,7 @@ bool AnyComponent(const std::string& path, const std::vector<std::string>& roots
 
 }  // namespace
 
-PathGuard::PathGuard(const ToolContext& ctx) {
+PathGuard::PathGuard(const ToolContext& ctx, const std::vector<std::string>& own_mounts) {
   sandbox::Policy fallback;
   const sandbox::Policy* p = ctx.policy;
   if (!p) {
@@ -133,7 +134,8 @@ PathGuard::PathGuard(const ToolContext& ctx) {
       if (d == c) itself = true;
       in_denied = true;
       for (const auto& r : roots_)
-        if (Under(d, r)) shown = true;
+        if (Under(d, r) && std::find(own_mounts.begin(), own_mounts.end(), r) == own_mounts.end())
+          shown = true;
       if (shown) break;
     }
     if (itself || shown) continue;  // the mask wins, as in the kernel

@@ -29,8 +29,12 @@ namespace sepp::tools {
 
 class PathGuard {
  public:
-  // Uses ctx.policy, or the default tool policy for ctx.cwd.
-  explicit PathGuard(const ToolContext& ctx);
+  // Uses ctx.policy, or the default tool policy for ctx.cwd. own_mounts:
+  // roots that are the sandbox's own fresh mounts (the session worker's
+  // /tmp and /dev/shm, added to its policy there), which show nothing of
+  // the host: they do not mask a read hole, as they are not in the policy
+  // the kernel mounted from.
+  explicit PathGuard(const ToolContext& ctx, const std::vector<std::string>& own_mounts = {});
 
   // Nothing when allowed; else the refusal, typed (its kind and the path as
   // given) with the reason in plain words for the model.

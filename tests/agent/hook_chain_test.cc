@@ -49,11 +49,21 @@ TEST(HookChainTest, HooksAddedDuringParallelDispatchAreSeenWholeAndInOrder) {
         dispatches++;
       }
     });
-  for (int i = 0; i < kHooks; ++i) chain.Add(std::make_shared<Numbered>(i));
+  // Every add happens while the callers dispatch: wait (yielding) until
+  // they have dispatched since the previous add.
+  auto dispatched_since = [&](int seen) {
+    while (dispatches.load() <= seen + 3) std::this_thread::yield();
+  };
+  dispatched_since(0);
+  for (int i = 0; i < kHooks; ++i) {
+    int seen = dispatches.load();
+    chain.Add(std::make_shared<Numbered>(i));
+    dispatched_since(seen);
+  }
   done = true;
   for (auto& t : callers) t.join();
   EXPECT_EQ(bad.load(), 0);
-  EXPECT_GT(dispatches.load(), 0);
+  EXPECT_GT(dispatches.load(), kHooks);
   ToolCallInfo in;
   std::string all = chain.BeforeToolCall(in).context;
   EXPECT_EQ(all.substr(0, 5), "0\n\n1\n");

@@ -49,6 +49,16 @@ class ReadHoleTest : public testing::WorkerTest {
 
 TEST_F(ReadHoleTest, TheHoleIsReadAndListedWhileItsSiblingsAndWaysOutAreRefused) {
   UseHolePolicy(false);
+  {  // the guard alone, in this process
+    ToolContext ctx;
+    ctx.cwd = ws_;
+    ctx.policy = &policy_;
+    PathGuard guard(ctx);
+    auto d = guard.CheckRead(hole_ / "SKILL.md");
+    EXPECT_FALSE(d.has_value()) << d->text;
+    EXPECT_FALSE(guard.Hidden(hole_ / "SKILL.md"));
+    EXPECT_TRUE(guard.CheckRead(sh_ / "auth.json").has_value());
+  }
   // Legitimate work: the skill's own files, read and listed.
   ToolResult body = Use("read", {{"path", (hole_ / "SKILL.md").string()}});
   EXPECT_FALSE(body.is_error) << body.text;
