@@ -38,10 +38,16 @@ class ReadHoleTest : public testing::WorkerTest {
     policy_.read_holes.push_back((sh_ / "skills/tool").string());
     worker_ = std::make_unique<ToolWorker>(policy_, ws_, SEPP_BINARY_DIR "/sepp", false);
   }
-  void ExpectRefused(const std::string& tool, const Json& args, const std::string& secret) {
+  // by_guard: refused by the guard in words; false: inside the sandbox the
+  // link's target is not there at all, so the guard resolves the dangling
+  // link as its own path and the kernel's mount is what refuses.
+  void ExpectRefused(const std::string& tool, const Json& args, const std::string& secret,
+                     bool by_guard = true) {
     ToolResult r = Use(tool, args);
     EXPECT_TRUE(r.is_error) << tool << " " << args.dump() << ": " << r.text;
-    EXPECT_TRUE(r.details.value("denied", false)) << tool << " " << args.dump() << ": " << r.text;
+    if (by_guard)
+      EXPECT_TRUE(r.details.is_object() && r.details.value("denied", false))
+          << tool << " " << args.dump() << ": " << r.text;
     EXPECT_EQ(r.text.find(secret), std::string::npos) << r.text;
   }
   fs::path sh_, hole_;
@@ -58,6 +64,10 @@ TEST_F(ReadHoleTest, TheHoleIsReadAndListedWhileItsSiblingsAndWaysOutAreRefused)
     EXPECT_FALSE(d.has_value()) << d->text;
     EXPECT_FALSE(guard.Hidden(hole_ / "SKILL.md"));
     EXPECT_TRUE(guard.CheckRead(sh_ / "auth.json").has_value());
+    // On the host the links resolve: the guard itself refuses them.
+    EXPECT_TRUE(guard.CheckRead(hole_ / "back").has_value());
+    EXPECT_TRUE(guard.CheckRead(hole_ / "sideways/notes.txt").has_value());
+    EXPECT_TRUE(guard.CheckRead(hole_.string() + "/../other/notes.txt").has_value());
   }
   // Legitimate work: the skill's own files, read and listed.
   ToolResult body = Use("read", {{"path", (hole_ / "SKILL.md").string()}});
@@ -76,10 +86,10 @@ TEST_F(ReadHoleTest, TheHoleIsReadAndListedWhileItsSiblingsAndWaysOutAreRefused)
   ExpectRefused("read", {{"path", hole_.string() + "/../../auth.json"}}, "SEPP-AUTH-SECRET");
   ExpectRefused("read", {{"path", hole_.string() + "/../other/notes.txt"}}, "OTHER-SKILL-SECRET");
   // Symlinks inside the hole that point out of it.
-  ExpectRefused("read", {{"path", (hole_ / "back").string()}}, "SEPP-AUTH-SECRET");
-  ExpectRefused("read", {{"path", (hole_ / "sideways/notes.txt").string()}}, "OTHER-SKILL-SECRET");
+  ExpectRefused("read", {{"path", (hole_ / "back").string()}}, "SEPP-AUTH-SECRET", false);
+  ExpectRefused("read", {{"path", (hole_ / "sideways/notes.txt").string()}}, "OTHER-SKILL-SECRET", false);
   ExpectRefused("grep", {{"pattern", "SECRET"}, {"path", (hole_ / "sideways").string()}},
-                "OTHER-SKILL-SECRET");
+                "OTHER-SKILL-SECRET", false);
   // Read only: nothing is written into the hole.
   ToolResult w = Use("write", {{"path", (hole_ / "planted.txt").string()}, {"content", "x"}});
   EXPECT_TRUE(w.is_error) << w.text;
