@@ -445,7 +445,8 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   pr.justification = req->justification;
   pr.denials = earlier.denials;
   PermissionAnswer answer;
-  if (!AskHooksForPermission(pr, &answer)) answer = config_.permission_gate->Ask(pr, cancel);
+  if (!AskHooksForPermission(pr, &answer, &earlier.args))
+    answer = config_.permission_gate->Ask(pr, cancel);
   std::string what = DescribeWidenings(req->widenings);
   if (answer.choice == PermissionChoice::kDeny) {
     tools::ToolResult r = ErrorResult(
@@ -475,7 +476,8 @@ tools::ToolResult Agent::RetryWithAccess(const llm::ContentBlock& call, int turn
   return r;
 }
 
-bool Agent::AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer* answer) {
+bool Agent::AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer* answer,
+                                  Json* input) {
   if (!config_.hooks) return false;
   PermissionHookInfo info{pr.tool, pr.call_id, pr.args, pr.justification, {}, config_.is_subagent};
   for (const Widening& w : pr.widenings) info.widenings.push_back(DescribeWidenings({w}));
@@ -483,6 +485,7 @@ bool Agent::AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer*
   if (v.decision == PermissionVerdict::Decision::kNone) return false;
   if (v.decision == PermissionVerdict::Decision::kAllow) {
     *answer = {PermissionChoice::kAllowOnce, "", "hook"};
+    if (v.input.is_object()) *input = v.input;
   } else {
     *answer = {PermissionChoice::kDeny,
                "a hook denied it" + (v.reason.empty() ? std::string() : ": " + v.reason), "hook"};
@@ -590,7 +593,7 @@ tools::ToolResult Agent::RunHookedTool(tools::Tool& tool, const llm::ContentBloc
     pr.args = args;
     pr.justification = "a hook asks: " + v.reason;
     PermissionAnswer a;
-    if (!AskHooksForPermission(pr, &a)) {
+    if (!AskHooksForPermission(pr, &a, &args)) {
       if (!config_.permission_gate)
         return hook_error("a hook asked for the user's confirmation (" + v.reason +
                           ") and no one can answer in this run: not run");

@@ -169,7 +169,9 @@ class Agent {
   Outcome RunPrompt(const std::string& text, CancelToken& cancel);
   // The hooks' OnPermissionRequest before the gate: true when a hook
   // decided (*answer is its answer, the gate is not asked).
-  bool AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer* answer);
+  // An allowing hook may rewrite the call's arguments: *input is then set
+  // (an object), else left alone.
+  bool AskHooksForPermission(const PermissionRequest& pr, PermissionAnswer* answer, Json* input);
   // Compacts when the context has grown past the window minus the reserve.
   void MaybeCompact(CancelToken& cancel);
   // trigger: "auto" | "overflow" | "manual" (what hooks.h's BeforeCompact sees).

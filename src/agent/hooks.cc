@@ -85,17 +85,36 @@ void Merge(ContextPatch& into, ContextPatch next) {
 }
 
 bool Merge(PermissionVerdict& into, PermissionVerdict next) {
+  if (next.decision == PermissionVerdict::Decision::kAllow && !next.input.is_null() &&
+      into.decision != PermissionVerdict::Decision::kDeny)
+    into.input = std::move(next.input);
   if (next.decision > into.decision) {
     into.decision = next.decision;
     into.reason = std::move(next.reason);
   }
+  if (into.decision == PermissionVerdict::Decision::kDeny) into.input = nullptr;
   return into.decision != PermissionVerdict::Decision::kDeny;
 }
 
+void HookChain::Add(std::shared_ptr<LoopHooks> hooks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto next = std::make_shared<List>(*hooks_);
+  next->push_back(std::move(hooks));
+  hooks_ = std::move(next);
+}
+
+bool HookChain::empty() const { return Snapshot()->empty(); }
+
+std::shared_ptr<const HookChain::List> HookChain::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return hooks_;
+}
+
 InputVerdict HookChain::OnInput(const InputInfo& in) {
+  const auto hooks = Snapshot();
   InputVerdict out;
   InputInfo now = in;
-  for (auto& h : hooks_) {
+  for (auto& h : *hooks) {
     if (!Merge(out, h->OnInput(now))) break;
     if (out.action == InputVerdict::Action::kTransform) now.text = out.text;
   }
@@ -103,15 +122,17 @@ InputVerdict HookChain::OnInput(const InputInfo& in) {
 }
 
 ModelRequestPatch HookChain::BeforeModelRequest(const ModelRequestInfo& in) {
+  const auto hooks = Snapshot();
   ModelRequestPatch out;
-  for (auto& h : hooks_) Merge(out, h->BeforeModelRequest(in));
+  for (auto& h : *hooks) Merge(out, h->BeforeModelRequest(in));
   return out;
 }
 
 ToolCallVerdict HookChain::BeforeToolCall(const ToolCallInfo& in) {
+  const auto hooks = Snapshot();
   ToolCallVerdict out;
   ToolCallInfo now = in;
-  for (auto& h : hooks_) {
+  for (auto& h : *hooks) {
     if (!Merge(out, h->BeforeToolCall(now))) break;
     if (!out.input.is_null()) now.input = out.input;
   }
@@ -119,9 +140,10 @@ ToolCallVerdict HookChain::BeforeToolCall(const ToolCallInfo& in) {
 }
 
 ToolResultPatch HookChain::AfterToolResult(const ToolResultInfo& in) {
+  const auto hooks = Snapshot();
   ToolResultPatch out;
   ToolResultInfo now = in;
-  for (auto& h : hooks_) {
+  for (auto& h : *hooks) {
     Merge(out, h->AfterToolResult(now));
     if (out.text) now.text = *out.text;
     if (out.is_error) now.is_error = *out.is_error;
@@ -130,51 +152,60 @@ ToolResultPatch HookChain::AfterToolResult(const ToolResultInfo& in) {
 }
 
 BatchEndVerdict HookChain::OnToolBatchEnd(const BatchEndInfo& in) {
+  const auto hooks = Snapshot();
   BatchEndVerdict out;
-  for (auto& h : hooks_) Merge(out, h->OnToolBatchEnd(in));
+  for (auto& h : *hooks) Merge(out, h->OnToolBatchEnd(in));
   return out;
 }
 
 StopVerdict HookChain::OnStop(const StopInfo& in) {
+  const auto hooks = Snapshot();
   StopVerdict out;
-  for (auto& h : hooks_) Merge(out, h->OnStop(in));
+  for (auto& h : *hooks) Merge(out, h->OnStop(in));
   return out;
 }
 
 CompactVerdict HookChain::BeforeCompact(const CompactInfo& in) {
+  const auto hooks = Snapshot();
   CompactVerdict out;
-  for (auto& h : hooks_) Merge(out, h->BeforeCompact(in));
+  for (auto& h : *hooks) Merge(out, h->BeforeCompact(in));
   return out;
 }
 
 void HookChain::OnSubagentStart(const SubagentInfo& in) {
-  for (auto& h : hooks_) h->OnSubagentStart(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnSubagentStart(in);
 }
 
 void HookChain::OnSubagentStop(const SubagentInfo& in) {
-  for (auto& h : hooks_) h->OnSubagentStop(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnSubagentStop(in);
 }
 
 SessionStartVerdict HookChain::OnSessionStart(const SessionInfo& in) {
+  const auto hooks = Snapshot();
   SessionStartVerdict out;
-  for (auto& h : hooks_) Merge(out, h->OnSessionStart(in));
+  for (auto& h : *hooks) Merge(out, h->OnSessionStart(in));
   return out;
 }
 
 void HookChain::OnSessionEnd(const SessionInfo& in) {
-  for (auto& h : hooks_) h->OnSessionEnd(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnSessionEnd(in);
 }
 
 AgentStartPatch HookChain::BeforeAgentStart(const AgentStartInfo& in) {
+  const auto hooks = Snapshot();
   AgentStartPatch out;
-  for (auto& h : hooks_) Merge(out, h->BeforeAgentStart(in));
+  for (auto& h : *hooks) Merge(out, h->BeforeAgentStart(in));
   return out;
 }
 
 ContextPatch HookChain::OnContext(const ContextInfo& in) {
+  const auto hooks = Snapshot();
   ContextPatch out;
   ContextInfo now = in;
-  for (auto& h : hooks_) {
+  for (auto& h : *hooks) {
     Merge(out, h->OnContext(now));
     if (out.messages) now.messages = &*out.messages;
   }
@@ -182,30 +213,36 @@ ContextPatch HookChain::OnContext(const ContextInfo& in) {
 }
 
 void HookChain::OnMessageEnd(const MessageEndInfo& in) {
-  for (auto& h : hooks_) h->OnMessageEnd(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnMessageEnd(in);
 }
 
 PermissionVerdict HookChain::OnPermissionRequest(const PermissionHookInfo& in) {
+  const auto hooks = Snapshot();
   PermissionVerdict out;
-  for (auto& h : hooks_)
+  for (auto& h : *hooks)
     if (!Merge(out, h->OnPermissionRequest(in))) break;
   return out;
 }
 
 void HookChain::OnModelSelect(const ModelSelectInfo& in) {
-  for (auto& h : hooks_) h->OnModelSelect(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnModelSelect(in);
 }
 
 void HookChain::OnError(const PromptEndInfo& in) {
-  for (auto& h : hooks_) h->OnError(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnError(in);
 }
 
 void HookChain::OnInterrupt(const PromptEndInfo& in) {
-  for (auto& h : hooks_) h->OnInterrupt(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnInterrupt(in);
 }
 
 void HookChain::OnNotification(const NotificationInfo& in) {
-  for (auto& h : hooks_) h->OnNotification(in);
+  const auto hooks = Snapshot();
+  for (auto& h : *hooks) h->OnNotification(in);
 }
 
 }  // namespace sepp::agent

@@ -68,6 +68,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -222,6 +223,9 @@ struct PermissionVerdict {
   enum class Decision { kNone = 0, kAllow = 1, kDeny = 2 };
   Decision decision = Decision::kNone;
   std::string reason;  // deny: told to the model
+  // With kAllow, non-null: the call's arguments to run instead (Claude's
+  // hookSpecificOutput.decision.updatedInput); the last hook's wins.
+  Json input;
 };
 
 struct ModelSelectInfo {
@@ -283,10 +287,15 @@ bool Merge(PermissionVerdict& into, PermissionVerdict next);
 void AppendContext(std::string& into, const std::string& more);
 
 // Several hooks as one, in the order added, combined by the rules above.
+// Add() is safe while events are dispatched on other threads (parallel tool
+// calls, a sub-agent): the list is copied on write, and each dispatch walks
+// the list as it was when the dispatch began (a hook added meanwhile sees
+// the next event). A project's hooks join a running session this way once
+// the user trusts the project (runtime/project_trust_prompt.h).
 class HookChain : public LoopHooks {
  public:
-  void Add(std::shared_ptr<LoopHooks> hooks) { hooks_.push_back(std::move(hooks)); }
-  bool empty() const { return hooks_.empty(); }
+  void Add(std::shared_ptr<LoopHooks> hooks);
+  bool empty() const;
 
   InputVerdict OnInput(const InputInfo& in) override;
   ModelRequestPatch BeforeModelRequest(const ModelRequestInfo& in) override;
@@ -309,7 +318,10 @@ class HookChain : public LoopHooks {
   void OnNotification(const NotificationInfo& in) override;
 
  private:
-  std::vector<std::shared_ptr<LoopHooks>> hooks_;
+  using List = std::vector<std::shared_ptr<LoopHooks>>;
+  std::shared_ptr<const List> Snapshot() const;
+  mutable std::mutex mu_;
+  std::shared_ptr<const List> hooks_ = std::make_shared<const List>();
 };
 
 }  // namespace sepp::agent

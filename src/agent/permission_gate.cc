@@ -31,8 +31,25 @@ const char* ToString(PermissionChoice c) {
   return "deny";
 }
 
+const char* ToString(RequestKind k) {
+  switch (k) {
+    case RequestKind::kSandbox: return "sandbox";
+    case RequestKind::kProjectTrust: return "project_trust";
+    case RequestKind::kExtension: return "extension";
+  }
+  return "sandbox";
+}
+
+std::vector<std::string> ChoicesFor(RequestKind k) {
+  if (k == RequestKind::kSandbox) return {"allow_once", "allow_session", "allow_project", "deny"};
+  return {"allow", "deny"};
+}
+
+bool IsAllow(PermissionChoice c) { return c != PermissionChoice::kDeny; }
+
 bool ParsePermissionChoice(const std::string& s, PermissionChoice* out) {
-  if (s == "allow_once") *out = PermissionChoice::kAllowOnce;
+  if (s == "allow") *out = PermissionChoice::kAllowProject;
+  else if (s == "allow_once") *out = PermissionChoice::kAllowOnce;
   else if (s == "allow_session") *out = PermissionChoice::kAllowSession;
   else if (s == "allow_project") *out = PermissionChoice::kAllowProject;
   else if (s == "deny") *out = PermissionChoice::kDeny;
@@ -106,7 +123,18 @@ std::string DescribeAsPolicyToml(const std::vector<Widening>& widenings) {
 Json ToJson(const PermissionRequest& r) {
   Json widen = Json::array();
   for (const Widening& w : r.widenings) widen.push_back({{"kind", ToString(w.kind)}, {"target", w.target}});
+  if (r.kind != RequestKind::kSandbox) {
+    Json items = Json::array();
+    for (const TrustItem& t : r.items) {
+      Json i = {{"path", t.path}, {"sha256", t.sha256}, {"detail", t.detail}};
+      if (!t.capabilities.empty()) i["capabilities"] = t.capabilities;
+      items.push_back(std::move(i));
+    }
+    return {{"id", r.id}, {"kind", ToString(r.kind)}, {"subject", r.subject},
+            {"items", std::move(items)}, {"justification", r.justification}};
+  }
   Json j = {{"id", r.id},
+            {"kind", ToString(r.kind)},
             {"call_id", r.call_id},
             {"tool", r.tool},
             {"args", r.args},

@@ -33,7 +33,28 @@ struct Widening {
 const char* ToString(Widening::Kind k);  // "domain" | "write" | "read"
 bool ParseWideningKind(const std::string& s, Widening::Kind* out);
 
+// What a request is about. kSandbox: a tool call's widening (above).
+// kProjectTrust: a project's own code (its hooks, plugins, MCP servers) may
+// run, as its files are now (base/project_trust.h). kExtension: a plugin or
+// an MCP server may start with the capabilities it declares
+// (ext/capabilities.h). The last two are answered allow (recorded, keyed to
+// the content) or deny; no grant of the sandbox kind comes of them.
+enum class RequestKind { kSandbox, kProjectTrust, kExtension };
+const char* ToString(RequestKind k);  // "sandbox" | "project_trust" | "extension"
+
+// One thing a trust request would let run: a file with its SHA-256, or an
+// extension with what it runs and what it may do.
+struct TrustItem {
+  std::string path;    // a file (absolute), or the extension's name
+  std::string sha256;  // of the file / of the extension's confirmation key
+  std::string detail;  // "lua-hook", "hooks-json", "plugin", "mcp-server", ...
+  std::vector<std::string> capabilities;  // kExtension: "fs_read ./", "net x.com", ...
+};
+
 struct PermissionRequest {
+  RequestKind kind = RequestKind::kSandbox;
+  std::string subject;  // kProjectTrust: the project root; kExtension: the name
+  std::vector<TrustItem> items;  // the trust kinds: exactly what would run
   std::string id;       // unique within the session ("perm-1", ...)
   std::string call_id;  // the tool call that asks (the retry)
   std::string tool;     // the tool whose call is retried ("bash")
@@ -47,7 +68,13 @@ struct PermissionRequest {
 enum class PermissionChoice { kAllowOnce, kAllowSession, kAllowProject, kDeny };
 
 const char* ToString(PermissionChoice c);  // "allow_once" | "allow_session" | "allow_project" | "deny"
+// Also takes "allow", the trust kinds' one allow (read as kAllowProject:
+// the answer is recorded for later sessions).
 bool ParsePermissionChoice(const std::string& s, PermissionChoice* out);
+// The choices a front end offers for a request of this kind, as the strings
+// above: the four for kSandbox, "allow" and "deny" for the trust kinds.
+std::vector<std::string> ChoicesFor(RequestKind k);
+bool IsAllow(PermissionChoice c);
 
 struct PermissionAnswer {
   PermissionChoice choice = PermissionChoice::kDeny;

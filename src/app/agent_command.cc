@@ -16,6 +16,7 @@
 #include "agent/agent.h"
 #include "app/commands.h"
 #include "app/mcp_sessions.h"
+#include "app/extension_confirmations.h"
 #include "base/clock.h"
 #include "base/fd.h"
 #include "base/paths.h"
@@ -115,6 +116,7 @@ void LoadPlugins(runtime::SessionOptions* so) {
   for (const auto& info : plugins->infos())
     if (!info.loaded && !info.errors.empty())
       std::fprintf(stderr, "sepp: plugin %s %s\n", info.name.c_str(), info.errors[0].c_str());
+  for (auto& x : PluginsToConfirm(so->cwd)) so->extensions_to_confirm.push_back(std::move(x));
   if (plugins->loaded().empty()) return;
   so->extra_tools = [plugins, before = so->extra_tools] {
     std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
@@ -174,6 +176,7 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
   }
   if (int rc = StartMcpServers(so); rc != 0) return rc;
   LoadPlugins(so);
+  so->loads_extensions = true;
   so->no_session = o.no_session;
   so->continue_latest = o.continue_latest;
   so->resume = o.resume;

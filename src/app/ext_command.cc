@@ -15,6 +15,7 @@
 #include "base/paths.h"
 #include "base/terminal_text.h"
 #include "ext/catalog.h"
+#include "ext/plugins/manifest.h"
 
 namespace sepp::app {
 namespace {
@@ -69,9 +70,25 @@ int List(const std::filesystem::path& dir, bool json) {
 
 }  // namespace
 
+// `sepp ext trust NAME`: the headless confirmation of an extension's
+// capabilities, whichever tier it is: a plugin of that name
+// (`sepp plugin trust`), else an MCP server (`sepp mcp trust`).
+int TrustExtension(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "sepp: usage: sepp ext trust NAME (a plugin or an MCP server; see `sepp ext list`)\n");
+    return 2;
+  }
+  std::vector<std::string> warnings;
+  std::error_code ec;
+  for (const auto& found : ext::plugins::FindPlugins(std::filesystem::current_path(ec), &warnings))
+    if (found.manifest.ok() && found.manifest->name == argv[2]) return RunPluginCommand(argc, argv);
+  return RunMcpCommand(argc, argv);
+}
+
 int RunExtCommand(int argc, char** argv) {
   // `sepp ext audit FILE.wasm` is the plugin audit (plugin_command.cc).
   if (argc >= 2 && std::string_view(argv[1]) == "audit") return RunPluginCommand(argc, argv);
+  if (argc >= 2 && std::string_view(argv[1]) == "trust") return TrustExtension(argc, argv);
   CLI::App app{"Show sepp's extensions (skills, prompt templates, hooks, plugins, MCP servers).",
                "sepp ext"};
   app.require_subcommand(1);
@@ -81,6 +98,7 @@ int RunExtCommand(int argc, char** argv) {
       "list", "every extension sepp would load here: where from, tier, what it may do, trust, "
               "load errors");
   app.add_subcommand("audit", "FILE.wasm: a plugin module's imports mapped to capabilities");
+  app.add_subcommand("trust", "NAME: confirm a plugin's or an MCP server's capabilities as they are now");
   list->add_flag("--json", json, "one JSON object {extensions: [...]}");
   list->add_option("DIR", dir, "the working folder to look from (default: the current one)");
   try {

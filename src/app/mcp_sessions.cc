@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "app/extension_confirmations.h"
 #include "ext/mcp/prompt_commands.h"
 #include "ext/mcp/servers.h"
 
@@ -13,15 +14,23 @@ Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerCo
   auto config = ext::mcp::LoadMcpConfig(so->cwd);
   if (!config.ok()) return Error::Make(config.error().message, "usage");
   for (const auto& w : config->warnings) warn(w);
+  ext::mcp::StartOptions opts;
+  opts.workspace = so->cwd;
+  opts.sandbox = so->policy.enabled;
+  opts.on_warning = warn;
+  // The configured servers not confirmed as they are now are asked about at
+  // the first prompt when a front end answers (app/extension_confirmations.h);
+  // a client's own servers are not: they run with the defaults.
+  for (auto& x : McpServersToConfirm(*config, opts)) {
+    bool replaced = std::any_of(given.begin(), given.end(),
+                                [&](const ext::mcp::ServerConfig& g) { return g.name == x.name; });
+    if (!replaced) so->extensions_to_confirm.push_back(std::move(x));
+  }
   for (auto& g : given) {
     std::erase_if(config->servers, [&](const ext::mcp::ServerConfig& c) { return c.name == g.name; });
     config->servers.push_back(std::move(g));
   }
   if (config->servers.empty()) return Ok();
-  ext::mcp::StartOptions opts;
-  opts.workspace = so->cwd;
-  opts.sandbox = so->policy.enabled;
-  opts.on_warning = warn;
   std::shared_ptr<ext::mcp::McpServers> servers = ext::mcp::McpServers::Start(*config, opts);
   for (const auto& info : servers->infos())
     if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&

@@ -16,7 +16,7 @@ constexpr size_t kMaxFiles = 1000;
 constexpr uintmax_t kMaxBytes = 64ull << 20;
 
 // Streams one file into the hash; false when it cannot be read.
-bool HashFile(const fs::path& p, Sha256* h, uintmax_t* total) {
+bool HashFile(const fs::path& p, Sha256* h, Sha256* own, uintmax_t* total) {
   FILE* f = std::fopen(p.c_str(), "rb");
   if (!f) return false;
   char buf[65536];
@@ -29,6 +29,7 @@ bool HashFile(const fs::path& p, Sha256* h, uintmax_t* total) {
       break;
     }
     h->Update(std::string_view(buf, n));
+    own->Update(std::string_view(buf, n));
   }
   if (std::ferror(f)) ok = false;
   std::fclose(f);
@@ -87,12 +88,14 @@ ProjectConfig ReadProjectConfig(const fs::path& root) {
     std::string rel = f.lexically_relative(c.root).string();
     h.Update(rel);
     h.Update(std::string_view("\0", 1));
-    if (!HashFile(f, &h, &total)) {
+    Sha256 own;
+    if (!HashFile(f, &h, &own, &total)) {
       c.problem = total > kMaxBytes ? "the project's configuration files hold more than 64 MiB"
                                     : "cannot read " + f.string();
       return c;
     }
     h.Update(std::string_view("\0", 1));
+    c.file_hashes.push_back(own.HexDigest());
   }
   c.key = h.HexDigest();
   return c;
@@ -110,6 +113,54 @@ TrustState ProjectTrustOf(const ProjectConfig& config) {
   return TrustState::kChanged;
 }
 
+namespace {
+
+// Claude's settings hold permissions and more; only a "hooks" table is code.
+bool ClaudeSettingsHaveHooks(const fs::path& file) {
+  auto text = ReadFile(file);
+  if (!text.ok()) return true;  // unreadable: assume the worst
+  auto j = ParseJson(*text);
+  if (!j.ok() || !j->is_object()) return true;
+  return j->contains("hooks") && !(*j)["hooks"].empty();
+}
+
+}  // namespace
+
+bool HasProjectCode(const ProjectConfig& config, bool extensions) {
+  static const std::vector<std::string> kHooks = {".sepp/hooks/", ".sepp/hooks.json", ".claude/hooks/"};
+  static const std::vector<std::string> kExtensions = {".sepp/plugins/", ".sepp/mcp.toml", ".mcp.json"};
+  auto matches = [](const std::string& rel, const std::vector<std::string>& list) {
+    for (const auto& c : list)
+      if (c.back() == '/' ? rel.rfind(c, 0) == 0 : rel == c) return true;
+    return false;
+  };
+  for (const auto& f : config.files) {
+    std::string rel = f.lexically_relative(config.root).string();
+    if (matches(rel, kHooks) || (extensions && matches(rel, kExtensions))) return true;
+    if (rel == ".claude/settings.json" && ClaudeSettingsHaveHooks(f)) return true;
+  }
+  return false;
+}
+
+Status RecordProjectRefusal(const ProjectConfig& config, const std::string& why) {
+  if (config.key.empty()) return Ok();
+  Json store = LoadStore();
+  if (!store.contains("refused") || !store["refused"].is_object()) store["refused"] = Json::object();
+  store["version"] = 1;
+  store["refused"][config.root.string()] = {{"key", config.key}, {"why", why}};
+  return WriteFileAtomic(TrustStorePath(), store.dump(2) + "\n", 0600);
+}
+
+std::string ProjectRefusalOf(const ProjectConfig& config) {
+  Json store = LoadStore();
+  if (!store.contains("refused") || !store["refused"].is_object()) return "";
+  const Json& r = store["refused"];
+  if (!r.contains(config.root.string())) return "";
+  const Json& v = r[config.root.string()];
+  if (!v.is_object() || v.value("key", "") != config.key) return "";
+  return v.value("why", "");
+}
+
 Status TrustProject(const ProjectConfig& config) {
   if (!config.problem.empty())
     return Error::Make("cannot trust " + config.root.string() + ": " + config.problem, "usage");
@@ -117,6 +168,8 @@ Status TrustProject(const ProjectConfig& config) {
   if (!store.contains("projects") || !store["projects"].is_object())
     store["projects"] = Json::object();
   store["version"] = 1;
+  if (store.contains("refused") && store["refused"].is_object())
+    store["refused"].erase(config.root.string());
   if (config.files.empty()) store["projects"].erase(config.root.string());
   else store["projects"][config.root.string()] = config.key;
   return WriteFileAtomic(TrustStorePath(), store.dump(2) + "\n", 0600);

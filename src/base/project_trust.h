@@ -28,6 +28,7 @@ const std::vector<std::string>& ProjectConfigEntries();
 struct ProjectConfig {
   std::filesystem::path root;                // canonical
   std::vector<std::filesystem::path> files;  // existing files, sorted
+  std::vector<std::string> file_hashes;      // SHA-256 hex of each file, as files
   std::string key;                           // SHA-256 hex; empty when no file
   std::string problem;  // set when the content could not be read whole (then never trusted)
 };
@@ -46,6 +47,19 @@ TrustState ProjectTrustOf(const ProjectConfig& config);
 
 // Records the config's key for its root. Refuses a config with a problem.
 Status TrustProject(const ProjectConfig& config);
+
+// Whether any of the config's files is code that would run, not only data
+// or policy: Lua hooks, hooks.json, a .claude/settings.json with hooks,
+// Claude's hook scripts; with extensions also plugins and MCP server
+// configurations (for sessions that load configured extensions).
+bool HasProjectCode(const ProjectConfig& config, bool extensions = true);
+
+// A session asked the user to trust this content and the answer was no (or
+// none came): recorded so that `sepp ext list` can say why the project's
+// code does not run. Forgotten when the content changes or is trusted.
+Status RecordProjectRefusal(const ProjectConfig& config, const std::string& why);
+// The recorded refusal of exactly this content, or "".
+std::string ProjectRefusalOf(const ProjectConfig& config);
 
 // The stderr note for ignoring `what` (a file or folder) of an untrusted
 // project: names the file, the reason and the way to trust it.

@@ -164,11 +164,29 @@ ConfirmState ConfirmationOf(const std::string& name, const std::string& key) {
   if (!store.ok() || !store->contains(name)) return ConfirmState::kUnconfirmed;
   const Json& rec = (*store)[name];
   if (rec.is_object() && rec.value("key", "") == key) return ConfirmState::kConfirmed;
+  // Only a refusal recorded, never a confirmation.
+  if (rec.is_object() && !rec.contains("key")) return ConfirmState::kUnconfirmed;
   return ConfirmState::kChanged;
 }
 
 Status Confirm(const std::string& name, const std::string& key) {
   return UpdateStore([&](Json& store) { store[name] = {{"key", key}}; });
+}
+
+Status RecordRefusal(const std::string& name, const std::string& key, const std::string& why) {
+  return UpdateStore([&](Json& store) {
+    if (!store.contains(name) || !store[name].is_object()) store[name] = Json::object();
+    store[name]["refused"] = {{"key", key}, {"why", why}};
+  });
+}
+
+std::string RefusalOf(const std::string& name, const std::string& key) {
+  auto store = ReadStore();
+  if (!store.ok() || !store->contains(name) || !(*store)[name].is_object()) return "";
+  const Json& rec = (*store)[name];
+  if (!rec.contains("refused") || !rec["refused"].is_object()) return "";
+  if (rec["refused"].value("key", "") != key) return "";
+  return rec["refused"].value("why", "");
 }
 
 Status Unconfirm(const std::string& name) {

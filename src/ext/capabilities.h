@@ -70,6 +70,14 @@ Status Confirm(const std::string& name, const std::string& key);
 Status Unconfirm(const std::string& name);
 std::filesystem::path ExtensionTrustPath();  // SeppHome()/extension_trust.json
 
+// A session asked the user to confirm key for name and the answer was no
+// (or none came): kept beside the confirmation so that `sepp ext list` can
+// say why the extension did not load. A confirmation clears it; a
+// different key makes it moot.
+Status RecordRefusal(const std::string& name, const std::string& key, const std::string& why);
+// The recorded refusal of exactly this key, or "".
+std::string RefusalOf(const std::string& name, const std::string& key);
+
 // The reason an unconfirmed extension was not started, with the way out.
 std::string UnconfirmedReason(const std::string& name, ConfirmState state);
 

@@ -29,9 +29,11 @@ std::vector<std::filesystem::path> LuaFilesIn(const std::filesystem::path& dir) 
 std::vector<Found> Find(const HookSources& s) {
   std::vector<Found> out;
   std::filesystem::path user = s.user_dir.empty() ? SeppHome() / "hooks" : s.user_dir;
-  for (auto& f : LuaFilesIn(user)) out.push_back({f, "user"});
+  if (!s.project_only)
+    for (auto& f : LuaFilesIn(user)) out.push_back({f, "user"});
   for (auto& f : LuaFilesIn(s.cwd / ".sepp" / "hooks")) out.push_back({f, "project"});
-  for (auto& f : s.flag_files) out.push_back({f, "flag"});
+  if (!s.project_only)
+    for (auto& f : s.flag_files) out.push_back({f, "flag"});
   return out;
 }
 
@@ -51,19 +53,22 @@ ExtensionInfo InfoFor(const Found& f) {
 struct ProjectTrust {
   std::optional<ProjectConfig> config;
   TrustState state = TrustState::kNothingToTrust;
+  std::string refusal;  // a session's recorded "no" to this content
   TrustState Of(const std::filesystem::path& cwd) {
     if (!config) {
       config = ReadProjectConfig(cwd);
       state = ProjectTrustOf(*config);
+      if (state != TrustState::kTrusted) refusal = ProjectRefusalOf(*config);
     }
     return state;
   }
+  std::string Words() const {
+    std::string w = state == TrustState::kChanged ? "untrusted: changed since trusted; run `sepp trust`"
+                                                  : "untrusted: run `sepp trust` (or --trust)";
+    if (!refusal.empty()) w += "; " + refusal;
+    return w;
+  }
 };
-
-std::string UntrustedWords(TrustState s) {
-  return s == TrustState::kChanged ? "untrusted: changed since trusted; run `sepp trust`"
-                                   : "untrusted: run `sepp trust` (or --trust)";
-}
 
 struct JsonFile {
   std::filesystem::path file;
@@ -81,6 +86,7 @@ std::vector<JsonFile> FindJson(const HookSources& s) {
            {s.cwd / ".claude" / "settings.json", "project"},
            {s.cwd / ".sepp" / "hooks.json", "project"}}) {
     std::error_code ec;
+    if (s.project_only && scope != "project") continue;
     if (std::filesystem::is_regular_file(f, ec)) out.push_back({f, scope});
   }
   return out;
@@ -109,7 +115,7 @@ std::vector<ExtensionInfo> ListHooks(const HookSources& sources) {
     if (scope == "project") {
       TrustState st = trust.Of(sources.cwd);
       if (st != TrustState::kTrusted) {
-        info.trust = UntrustedWords(st);
+        info.trust = trust.Words();
         info.loaded = false;
         info.errors.push_back("not run until the project is trusted");
       }
@@ -131,7 +137,7 @@ LoadedHooks LoadHooks(const HookSources& sources, const LuaHost& host, CommandHo
     if (f.scope == "project") {
       TrustState st = trust.Of(sources.cwd);
       if (st != TrustState::kTrusted) {
-        info.trust = UntrustedWords(st);
+        info.trust = trust.Words();
         skipped.push_back(f.file.filename().string());
         out.infos.push_back(std::move(info));
         continue;
@@ -159,7 +165,7 @@ LoadedHooks LoadHooks(const HookSources& sources, const LuaHost& host, CommandHo
     if (f.scope == "project") {
       TrustState st = trust.Of(sources.cwd);
       if (st != TrustState::kTrusted) {
-        info.trust = UntrustedWords(st);
+        info.trust = trust.Words();
         skipped.push_back(f.file.parent_path().filename().string() + "/" + f.file.filename().string());
         out.infos.push_back(std::move(info));
         continue;

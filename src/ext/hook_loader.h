@@ -30,6 +30,10 @@ struct HookSources {
   std::filesystem::path user_dir;                // "": SeppHome()/hooks
   std::vector<std::filesystem::path> flag_files;  // --hook
   std::filesystem::path claude_home;             // "": HomeDir()/.claude
+  // Only the project's hooks (.sepp/hooks/*.lua, .claude/settings.json,
+  // .sepp/hooks.json): what a running session adds once the user trusted
+  // the project through the permission gate.
+  bool project_only = false;
 };
 
 struct LoadedHooks {

@@ -1,6 +1,7 @@
 #include "runtime/agent_session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "agent/agent_definitions.h"
+#include "ext/capabilities.h"
 #include "ext/hook_loader.h"
 #include "agent/subagent_tool.h"
 #include "agent/system_prompt.h"
@@ -22,6 +24,7 @@
 #include "llm/models.h"
 #include "runtime/permission_broker.h"
 #include "runtime/recall.h"
+#include "runtime/project_trust_prompt.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
 #include "tools/process_tools.h"
@@ -86,6 +89,48 @@ struct AgentSession::Impl {
   // The session's hooks; declared before the registry and the agent, which
   // use them, so they outlive both.
   ext::LoadedHooks hooks;
+  // A project's hooks added once the user trusted it in this session.
+  std::vector<ext::LoadedHooks> late_hooks;
+  bool trust_pending = false;  // ask at the first prompt (worker only)
+  bool extensions_pending = false;  // opts.extensions_to_confirm, likewise
+
+  // The idle_prompt notification (SessionOptions::idle_notification_s): a
+  // thread that waits while the agent is idle and tells the hooks once.
+  std::thread idle_thread;
+  std::mutex idle_mu;
+  std::condition_variable idle_wake;
+  bool idle_armed = false, idle_stop = false;
+  uint64_t idle_epoch = 0;
+  std::chrono::steady_clock::time_point idle_since;
+
+  void ArmIdle(bool armed) {
+    if (!idle_thread.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(idle_mu);
+      idle_armed = armed;
+      idle_since = std::chrono::steady_clock::now();
+      ++idle_epoch;
+    }
+    idle_wake.notify_all();
+  }
+
+  void IdleLoop() {
+    auto wait = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(opts.idle_notification_s));
+    std::unique_lock<std::mutex> lock(idle_mu);
+    for (;;) {
+      idle_wake.wait(lock, [&] { return idle_stop || idle_armed; });
+      if (idle_stop) return;
+      uint64_t epoch = idle_epoch;
+      if (idle_wake.wait_until(lock, idle_since + wait,
+                               [&] { return idle_stop || idle_epoch != epoch; }))
+        continue;  // input came (or the session closes): not idle
+      idle_armed = false;
+      lock.unlock();
+      agent_config.hooks->OnNotification({"idle_prompt", "sepp is waiting for your input"});
+      lock.lock();
+    }
+  }
   std::unique_ptr<tools::ToolRegistry> registry;
   SessionRecall recall;  // the output sidecar and durable memory (recall.h)
   std::shared_ptr<agent::SubagentRuntime> subagents;
@@ -229,6 +274,7 @@ struct AgentSession::Impl {
     agent::Event settled(agent::EventType::kAgentSettled);
     settled.data = {{"outcome", agent::ToJson(outcome)}};
     Publish(settled);
+    ArmIdle(true);
   }
 
   // The hooks' commands join the list after templates and skills; a name
@@ -287,7 +333,7 @@ struct AgentSession::Impl {
 
   // Loads the hooks (ext/hook_loader.h), adds the tools they register, and
   // gives each Lua file back the ctx.state the session kept.
-  void LoadHooks() {
+  ext::LoadedHooks LoadHookFiles(bool project_only) {
     ext::LuaHost host;
     host.cwd = opts.cwd;
     host.send_message = [this](const std::string& t, const std::string& d) { HookMessage(t, d); };
@@ -302,9 +348,26 @@ struct AgentSession::Impl {
     commands.cwd = opts.cwd;
     commands.policy = opts.policy;
     commands.session_id = [this] { auto b = Bind(); return b ? b->id() : std::string(); };
-    hooks = ext::LoadHooks({opts.cwd, "", opts.hook_files, ""}, host, std::move(commands));
-    for (const auto& w : hooks.warnings) Warn(w);
+    ext::HookSources sources{opts.cwd, "", opts.hook_files, ""};
+    sources.project_only = project_only;
+    return ext::LoadHooks(sources, host, std::move(commands));
+  }
+
+  // Gives each Lua file back the ctx.state the session kept.
+  void RestoreHookState(const std::vector<std::shared_ptr<ext::LuaHookFile>>& files) {
     Json entries = Bind() ? Bind()->Entries() : Json::array();
+    for (auto& file : files)
+      for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+        if (it->value("type", "") == "hook_state" && it->value("file", "") == file->path().string()) {
+          file->RestoreState(it->value("state", Json::object()));
+          break;
+        }
+  }
+
+  void LoadHooks() {
+    hooks = LoadHookFiles(false);
+    for (const auto& w : hooks.warnings) Warn(w);
+    RestoreHookState(hooks.lua_files);
     for (auto& file : hooks.lua_files) {
       for (auto& t : file->TakeTools()) {
         if (registry->Find(t->name())) {
@@ -314,12 +377,90 @@ struct AgentSession::Impl {
         }
         registry->Add(std::move(t));
       }
-      for (auto it = entries.rbegin(); it != entries.rend(); ++it)
-        if (it->value("type", "") == "hook_state" && it->value("file", "") == file->path().string()) {
-          file->RestoreState(it->value("state", Json::object()));
-          break;
-        }
     }
+  }
+
+  // At the first prompt, on the worker (the agent is not running): each
+  // unconfirmed extension is asked about; a confirmed one starts and its
+  // tools join the registry before the model's first call sees the tools.
+  void AskExtensions(CancelToken& cancel) {
+    for (ExtensionToConfirm& x : opts.extensions_to_confirm) {
+      if (cancel.cancelled()) return;
+      agent::PermissionRequest r;
+      r.kind = agent::RequestKind::kExtension;
+      r.subject = x.name;
+      r.items.push_back({x.source, x.sha256, x.kind, x.capabilities});
+      if (!x.runs.empty()) r.items.back().capabilities.insert(r.items.back().capabilities.begin(), "runs " + x.runs);
+      r.justification = std::string(x.changed ? "Its binary, command or capabilities changed since you "
+                                                "confirmed them. "
+                                              : "It has not been confirmed yet. ") +
+                        "Allow starts it with exactly these capabilities and remembers them; any "
+                        "change asks again. Deny keeps it off.";
+      agent::PermissionAnswer a = gate->Ask(r, cancel);
+      if (!agent::IsAllow(a.choice)) {
+        std::string why = a.source == "timeout"     ? "no answer came to the confirmation question"
+                          : a.source == "cancelled" ? "the confirmation question was cancelled"
+                                                    : "the user refused it in a session";
+        (void)ext::RecordRefusal(x.confirm_name, x.key, why);
+        Warn(x.kind + " " + x.name + " not loaded: " + why);
+        continue;
+      }
+      if (auto st = ext::Confirm(x.confirm_name, x.key); !st.ok()) {
+        Warn(x.kind + " " + x.name + " not loaded: cannot record the confirmation: " + st.error().message);
+        continue;
+      }
+      using ToolList = std::vector<std::unique_ptr<tools::Tool>>;
+      Result<ToolList> made = x.start ? x.start() : Result<ToolList>(ToolList());
+      if (!made.ok()) {
+        Warn(x.kind + " " + x.name + " was confirmed but did not load: " + made.error().message);
+        continue;
+      }
+      for (auto& t : *made) {
+        if (registry->Find(t->name())) {
+          Warn(x.kind + " " + x.name + ": a tool named \"" + t->name() + "\" exists already; not added");
+          continue;
+        }
+        registry->Add(std::move(t));
+      }
+    }
+  }
+
+  // At the first prompt of a session whose project has untrusted code
+  // (project_trust_prompt.h): ask through the gate, on the worker, before
+  // the agent runs. Trusted: the project's hooks join the running chain
+  // (HookChain::Add is safe beside parallel tool calls) and act from this
+  // prompt on. Their tools and commands would change the registry and the
+  // command list, which other threads read unguarded: those wait for the
+  // next session, which loads the project as trusted from the start.
+  void AskProjectTrust(CancelToken& cancel) {
+    ProjectConfig config = ReadProjectConfig(opts.cwd);
+    if (ProjectTrustOf(config) != TrustState::kTrusted) {
+      if (!ProjectTrustNeeded(config, opts.loads_extensions)) return;
+      agent::PermissionAnswer a = gate->Ask(ProjectTrustRequest(config), cancel);
+      ProjectTrustOutcome outcome = SettleProjectTrust(config, a);
+      Warn(outcome.note);
+      if (!outcome.trusted) return;
+    }
+    ext::LoadedHooks late = LoadHookFiles(true);
+    for (const auto& w : late.warnings) Warn(w);
+    RestoreHookState(late.lua_files);
+    for (auto& file : late.lua_files) {
+      if (!file->TakeTools().empty() || !file->commands().empty())
+        Warn("hook " + file->path().string() + ": its tools and commands take effect from the "
+             "next session (the project was trusted while this one ran)");
+    }
+    if (late.chain->empty()) return;
+    auto binding = Bind();
+    agent::SessionInfo info;
+    info.source = "startup";
+    info.session_id = binding ? binding->id() : "";
+    agent::SessionStartVerdict v = late.chain->OnSessionStart(info);
+    if (!v.context.empty()) {
+      std::lock_guard<std::mutex> lock(mu);
+      next_turn.push_back("<system-reminder>\n" + v.context + "\n</system-reminder>");
+    }
+    hooks.chain->Add(late.chain);
+    late_hooks.push_back(std::move(late));
   }
 
   void PublishQueue() {
@@ -481,9 +622,18 @@ struct AgentSession::Impl {
       std::lock_guard<std::mutex> lock(mu);
       cancel = token;
     }
+    ArmIdle(false);
     agent::Event started_ev(agent::EventType::kAgentStarted);
     started_ev.text = text;
     Publish(started_ev);
+    if (trust_pending) {
+      trust_pending = false;
+      AskProjectTrust(*token);
+    }
+    if (extensions_pending) {
+      extensions_pending = false;
+      AskExtensions(*token);
+    }
     agent::Outcome outcome;
     {
       // A hook's next_turn messages go in with the user's next prompt.
@@ -521,6 +671,7 @@ struct AgentSession::Impl {
     agent::Event settled(agent::EventType::kAgentSettled);
     settled.data = {{"outcome", agent::ToJson(outcome)}};
     Publish(settled);
+    ArmIdle(true);
   }
 
   void WorkerLoop() {
@@ -673,7 +824,8 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
     // hook ("permission_prompt") reports.
     if (e.type == agent::EventType::kPermissionRequested && s.agent_config.hooks)
       s.agent_config.hooks->OnNotification(
-          {"permission_prompt", "sepp needs your permission to use " + e.tool});
+          {"permission_prompt", e.tool.empty() ? "sepp asks you to confirm " + e.data.value("subject", std::string())
+                                               : "sepp needs your permission to use " + e.tool});
     s.Publish(std::move(e));
   });
   ac.permission_gate = s.gate.get();
@@ -743,7 +895,11 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   }
   s.LoadHooks();
   s.AddHookCommands();
-  if (!s.hooks.chain->empty()) {
+  // Only a front end that answers is asked; headless runs keep --trust.
+  s.trust_pending =
+      o.permissions.ask_front_end && ProjectTrustNeeded(ReadProjectConfig(o.cwd), o.loads_extensions);
+  s.extensions_pending = o.permissions.ask_front_end && !o.extensions_to_confirm.empty();
+  if (!s.hooks.chain->empty() || s.trust_pending) {
     ac.hooks = s.hooks.chain.get();
     s.subagents->parent.hooks = ac.hooks;
   }
@@ -776,6 +932,9 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
     if (!v.context.empty())
       s.next_turn.push_back("<system-reminder>\n" + v.context + "\n</system-reminder>");
   }
+  // Before the worker, which arms it.
+  if (ac.hooks && o.permissions.ask_front_end && o.idle_notification_s > 0)
+    s.idle_thread = std::thread([&s] { s.IdleLoop(); });
   s.worker = std::thread([&s] { s.WorkerLoop(); });
   return std::unique_ptr<AgentSession>(new AgentSession(std::move(impl)));
 }
@@ -800,6 +959,14 @@ void AgentSession::Close() {
     s.bash_cv.wait(lock, [&] { return s.bashes.empty(); });
   }
   if (s.worker.joinable()) s.worker.join();
+  if (s.idle_thread.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(s.idle_mu);
+      s.idle_stop = true;
+    }
+    s.idle_wake.notify_all();
+    s.idle_thread.join();
+  }
   if (s.agent_config.hooks) {
     auto binding = s.Bind();
     s.agent_config.hooks->OnSessionEnd({"", "other", binding ? binding->id() : ""});

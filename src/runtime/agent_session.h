@@ -67,6 +67,28 @@ struct PermissionDefaults {
   double timeout_s = 300;  // no answer within this long is a denial
 };
 
+// An extension that runs code of its own (a WebAssembly plugin, an MCP
+// server) whose declared capabilities are not confirmed as they are now
+// (ext/capabilities.h: the key covers its binary or command and its
+// declaration). A session whose front end answers asks through the
+// permission gate at its first prompt (kind "extension"); allowed, the
+// confirmation is recorded, start() runs and its tools join the session;
+// refused or unanswered, the refusal is recorded (`sepp ext list` says why)
+// and nothing of it runs. Headless runs never ask (`sepp plugin trust`,
+// `sepp mcp trust`).
+struct ExtensionToConfirm {
+  std::string name;          // as the user knows it ("hello", "git")
+  std::string kind;          // "plugin" | "mcp-server"
+  std::string confirm_name;  // the name its confirmation is recorded under
+  std::string key;           // its confirmation key as it is now
+  bool changed = false;      // confirmed once, for other content
+  std::string source;        // its manifest or configuration file
+  std::string sha256;        // the module's hash (a plugin) or the key (a server)
+  std::vector<std::string> capabilities;  // what it declares, in words
+  std::string runs;          // what it runs (a server's command line or URL)
+  std::function<Result<std::vector<std::unique_ptr<tools::Tool>>>()> start;
+};
+
 struct SessionOptions {
   // The provider: config (from the environment), or a factory (tests, or a
   // front end that shares one). make_provider wins when set.
@@ -109,6 +131,18 @@ struct SessionOptions {
   // Lua hook files named with --hook (ext/hook_loader.h), after the user's
   // ~/.sepp/hooks and the trusted project's .sepp/hooks.
   std::vector<std::filesystem::path> hook_files;
+  // Asked about at the first prompt when a front end answers (above).
+  std::vector<ExtensionToConfirm> extensions_to_confirm;
+  // This run loads configured plugins and MCP servers (the TUI, --rpc, -p):
+  // a project's plugins and MCP configuration then count as its code for
+  // the trust question (runtime/project_trust_prompt.h); sessions that load
+  // none (ACP, serve) ask only about the project's hooks.
+  bool loads_extensions = false;
+  // Claude's Notification "idle_prompt": when the agent has settled and no
+  // input came for this long, the hooks are told once per idle period that
+  // it waits for the user. Only where a person answers (ask_front_end);
+  // <= 0: never.
+  double idle_notification_s = 60;
   // Load .sepp/agents etc. and print a line per problem; front ends pass a
   // sink for warnings (default: stderr).
   std::function<void(const std::string&)> on_warning;

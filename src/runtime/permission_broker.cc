@@ -81,7 +81,7 @@ void PermissionBroker::Resolve(const agent::PermissionRequest& r, const Permissi
   e.call_id = r.call_id;
   e.tool = r.tool;
   e.parent_call_id = r.parent_call_id;
-  e.data = {{"request_id", r.id}, {"answer", agent::ToJson(a)}};
+  e.data = {{"request_id", r.id}, {"kind", agent::ToString(r.kind)}, {"answer", agent::ToJson(a)}};
   publish_(std::move(e));
 }
 
@@ -95,7 +95,19 @@ PermissionAnswer PermissionBroker::Ask(const agent::PermissionRequest& request_i
     std::unique_lock<std::mutex> lock(mu_);
     request.id = "perm-" + std::to_string(++next_id_);
     PermissionAnswer a;
-    if (Covered(request.widenings, GrantedLocked())) {
+    const bool sandbox = request.kind == agent::RequestKind::kSandbox;
+    if (!sandbox) {
+      // Trust is never answered from grants or flags: only a person, here
+      // or headless (`sepp trust`, `sepp ext trust NAME`, --trust).
+      if (!defaults_.ask_front_end || closing_)
+        a = {PermissionChoice::kDeny,
+             request.kind == agent::RequestKind::kProjectTrust
+                 ? "not trusted: no one can answer in this run; review the files and run `sepp "
+                   "trust` (or start sepp with --trust)"
+                 : "not confirmed: no one can answer in this run; review its capabilities and "
+                   "run `sepp ext trust " + request.subject + "`",
+             "no_front_end"};
+    } else if (Covered(request.widenings, GrantedLocked())) {
       a = {PermissionChoice::kAllowOnce, "", "session"};
     } else if (Covered(request.widenings, flags)) {
       a = {PermissionChoice::kAllowOnce, "", "flags"};
@@ -129,7 +141,7 @@ PermissionAnswer PermissionBroker::Ask(const agent::PermissionRequest& request_i
   asked.data = agent::ToJson(request);
   asked.data["request_id"] = request.id;
   asked.data["timeout_s"] = defaults_.timeout_s;
-  asked.data["choices"] = {"allow_once", "allow_session", "allow_project", "deny"};
+  asked.data["choices"] = agent::ChoicesFor(request.kind);
   publish_(std::move(asked));
 
   // A cancel (abort, close) wakes the wait at once.
@@ -158,6 +170,13 @@ PermissionAnswer PermissionBroker::Ask(const agent::PermissionRequest& request_i
       answer = {PermissionChoice::kDeny, "denied: the turn was aborted", "cancelled"};
     }
     waiting_.erase(request.id);
+    if (request.kind != agent::RequestKind::kSandbox) {
+      // The caller records the trust; nothing of the sandbox kind is granted.
+      if (answer.source.empty()) answer.source = "user";
+      lock.unlock();
+      Resolve(request, answer);
+      return answer;
+    }
     if (answer.choice == PermissionChoice::kAllowSession ||
         answer.choice == PermissionChoice::kAllowProject)
       for (const Widening& wd : request.widenings)

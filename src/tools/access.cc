@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <algorithm>
 #include <cerrno>
 #include <string_view>
 #include <unordered_map>
@@ -157,7 +158,7 @@ bool AnyComponent(const std::string& path, const std::vector<std::string>& roots
 
 }  // namespace
 
-PathGuard::PathGuard(const ToolContext& ctx) {
+PathGuard::PathGuard(const ToolContext& ctx, const std::vector<std::string>& own_mounts) {
   sandbox::Policy fallback;
   const sandbox::Policy* p = ctx.policy;
   if (!p) {
@@ -174,6 +175,30 @@ PathGuard::PathGuard(const ToolContext& ctx) {
   for (const auto& d : p->deny_paths)
     if (!sandbox::IsNamePattern(d))
       for (auto& r : RealAll({d}, resolver)) deny_.push_back(std::move(r));
+  // Read holes, decided as sandbox/mounts.cc decides them: on the resolved
+  // folder, against the resolved deny paths and the roots.
+  for (const auto& raw : p->read_holes) {
+    std::string c = Real(raw);
+    struct stat st {};
+    if (c.empty() || ::stat(c.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+    bool itself = false, in_denied = false, shown = false;
+    for (const auto& d_raw : p->deny_paths) {
+      if (sandbox::IsNamePattern(d_raw)) continue;
+      std::string d = Real(d_raw);
+      if (d.empty() || !Under(c, d)) continue;
+      if (d == c) itself = true;
+      in_denied = true;
+      for (const auto& r : roots_)
+        if (Under(d, r) && std::find(own_mounts.begin(), own_mounts.end(), r) == own_mounts.end())
+          shown = true;
+      if (shown) break;
+    }
+    if (itself || shown) continue;  // the mask wins, as in the kernel
+    std::vector<std::string> spellings = RealAll({raw}, resolver);
+    read_roots_.insert(read_roots_.end(), spellings.begin(), spellings.end());
+    roots_.insert(roots_.end(), spellings.begin(), spellings.end());
+    if (in_denied) holes_.push_back({std::move(spellings)});
+  }
   for (const auto& root : p->write_roots)
     for (const auto& rel : p->protected_paths) {
       // The file tools have no business in any git directory: nothing in
@@ -185,6 +210,13 @@ PathGuard::PathGuard(const ToolContext& ctx) {
       fs::path abs = fs::path(rel).is_absolute() ? fs::path(rel) : fs::path(root) / rel;
       for (const auto& s : RealAll({abs.string()}, resolver)) protected_.push_back(s);
     }
+}
+
+bool PathGuard::ThroughHole(const std::string& p, const std::string& d) const {
+  for (const Hole& h : holes_)
+    for (const auto& spelling : h.spellings)
+      if (Under(p, spelling) && Under(spelling, d) && spelling != d) return true;
+  return false;
 }
 
 std::optional<sandbox::Denial> PathGuard::CheckRead(const fs::path& path) const {
@@ -205,7 +237,7 @@ std::optional<sandbox::Denial> PathGuard::Check(const fs::path& path, bool write
   auto secret_at = [&](const std::string& p) {
     if (AnyComponent(p, roots_, &deny_names_, nullptr)) return true;
     for (const auto& d : deny_)
-      if (Under(p, d)) return true;
+      if (Under(p, d) && (write || !ThroughHole(p, d))) return true;
     return false;
   };
   // A secret by its spelling is refused as one, even where it cannot be
@@ -260,7 +292,7 @@ bool PathGuard::Hidden(const fs::path& path) const {
   if (!enabled_) return false;
   std::string lexical = path.lexically_normal().string();
   for (const auto& d : deny_)
-    if (Under(lexical, d)) return true;
+    if (Under(lexical, d) && !ThroughHole(lexical, d)) return true;
   return AnyComponent(lexical, roots_, &deny_names_, nullptr);
 }
 

@@ -8,7 +8,12 @@
 // (any git directory, .sepp). Secrets match by path or by name pattern
 // (`**/.env`). Symlinks are resolved first, so a link in the workspace
 // cannot lead to ~/.ssh, and a path that cannot be resolved is refused (fail
-// closed). With the sandbox off (policy
+// closed). Read holes (Policy::read_holes: a skill's folder shown read only
+// inside sepp's hidden home) are honoured exactly as the kernel mount
+// honours them (sandbox/mounts.cc): a folder that exists, is not itself a
+// deny path and lies in a denied folder that no root shows may be read, as
+// may what resolves into it; a sibling, a ".." out of it or a symlink in it
+// that leads out is the denied folder again. With the sandbox off (policy
 // disabled), everything is allowed, as for bash.
 #pragma once
 #include <filesystem>
@@ -24,8 +29,12 @@ namespace sepp::tools {
 
 class PathGuard {
  public:
-  // Uses ctx.policy, or the default tool policy for ctx.cwd.
-  explicit PathGuard(const ToolContext& ctx);
+  // Uses ctx.policy, or the default tool policy for ctx.cwd. own_mounts:
+  // roots that are the sandbox's own fresh mounts (the session worker's
+  // /tmp and /dev/shm, added to its policy there), which show nothing of
+  // the host: they do not mask a read hole, as they are not in the policy
+  // the kernel mounted from.
+  explicit PathGuard(const ToolContext& ctx, const std::vector<std::string>& own_mounts = {});
 
   // Nothing when allowed; else the refusal, typed (its kind and the path as
   // given) with the reason in plain words for the model.
@@ -43,6 +52,15 @@ class PathGuard {
   bool protect_git_ = false;  // the policy protects ".git/": no write in a git directory
   std::vector<std::string> read_roots_, write_roots_, deny_, protected_;
   std::vector<std::string> roots_;  // read and write roots: name checks start below them
+  // The read holes the kernel would mount, both spellings (as given and
+  // resolved), each with the deny paths it lies in, which do not hide it.
+  struct Hole {
+    std::vector<std::string> spellings;
+  };
+  std::vector<Hole> holes_;
+  // True when p lies in a hole that the deny path d holds (d is then no
+  // mask for p); deny paths inside a hole still mask.
+  bool ThroughHole(const std::string& p, const std::string& d) const;
   sandbox::NamePatterns deny_names_{{}};  // "**/NAME" patterns
 };
 

@@ -39,7 +39,9 @@ constexpr int kChannel = 0;
 class Worker {
  public:
   explicit Worker(sandbox::Policy policy)
-      : policy_(std::move(policy)), guard_(GuardContext(policy_)), tools_(MakeBuiltinTools()) {
+      : policy_(std::move(policy)),
+        guard_(GuardContext(policy_), {"/tmp", "/dev/shm"}),  // this sandbox's own, below
+        tools_(MakeBuiltinTools()) {
     AddSearchTools(*tools_);  // their index lives here, next to the files it reads
     AddProcessTools(*tools_);  // they read this sandbox's own /proc
   }

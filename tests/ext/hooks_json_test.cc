@@ -232,5 +232,52 @@ TEST_F(CommandHooksTest, TheLoopRunsThemAroundATool) {
   EXPECT_EQ(b_text, "fine");
 }
 
+// PermissionRequest's hookSpecificOutput.decision.updatedInput (Claude
+// Code's shape): an allowing hook rewrites the call it answers, merged over
+// its input; the loop runs the rewritten call. A deny carries no rewrite.
+TEST_F(CommandHooksTest, PermissionRequestUpdatedInputRewritesTheCallItAllows) {
+  Json j = {{"hooks",
+             {{"PreToolUse", {{{"hooks", {{{"type", "command"}, {"command",
+                 "cat >/dev/null; echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
+                 "\"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"check it\"}}'"}}}}}}},
+              {"PermissionRequest", {{{"hooks", {{{"type", "command"}, {"command",
+                 "grep -q '\"text\":\"deny me\"' && { echo '{\"hookSpecificOutput\": {\"hookEventName\": "
+                 "\"PermissionRequest\", \"decision\": {\"behavior\": \"deny\", \"message\": \"no\", "
+                 "\"updatedInput\": {\"text\": \"never\"}}}}'; exit 0; }; "
+                 "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PermissionRequest\", "
+                 "\"decision\": {\"behavior\": \"allow\", \"updatedInput\": {\"text\": \"rewritten\"}}}}'"}}}}}}}}}};
+  auto hooks = Make(j.dump());
+  auto v = hooks->OnPermissionRequest({"echo", "c", {{"text", "original"}, {"keep", 1}}, "why", {}, false});
+  EXPECT_EQ(v.decision, agent::PermissionVerdict::Decision::kAllow);
+  EXPECT_EQ(v.input, (Json{{"text", "rewritten"}, {"keep", 1}})) << "merged over the input";
+  auto denied = hooks->OnPermissionRequest({"echo", "c", {{"text", "deny me"}}, "why", {}, false});
+  EXPECT_EQ(denied.decision, agent::PermissionVerdict::Decision::kDeny);
+
+  agent::testing::ScriptedProvider provider;
+  provider.queue.push_back(agent::testing::Assistant(
+      {agent::testing::Call("a", "echo", {{"text", "original"}}),
+       agent::testing::Call("b", "echo", {{"text", "deny me"}})},
+      llm::StopReason::kToolUse));
+  provider.queue.push_back(agent::testing::Assistant({llm::ContentBlock::Text("done")}));
+  tools::ToolRegistry registry;
+  registry.Add(std::make_unique<agent::testing::EchoTool>());
+  agent::AgentConfig config;
+  config.model = "m";
+  config.cwd = dir_;
+  config.hooks = hooks.get();
+  agent::Agent a(config, provider, registry, nullptr, nullptr);
+  CancelToken cancel;
+  EXPECT_EQ(a.Prompt("go", cancel).status, agent::Outcome::Status::kDone);
+  ASSERT_EQ(provider.requests.size(), 2u);
+  std::string a_text, b_text;
+  for (const auto& m : provider.requests[1].messages) {
+    if (m.tool_call_id == "a") a_text = m.Text();
+    if (m.tool_call_id == "b") b_text = m.Text();
+  }
+  EXPECT_EQ(a_text, "rewritten");
+  EXPECT_NE(b_text.find("no"), std::string::npos) << b_text;
+  EXPECT_EQ(b_text.find("never"), std::string::npos) << b_text;
+}
+
 }  // namespace
 }  // namespace sepp::ext

@@ -337,8 +337,20 @@ agent::PermissionVerdict CommandHooks::OnPermissionRequest(const agent::Permissi
     } else if (const Json* s = Specific(a); s && s->contains("decision") && (*s)["decision"].is_object()) {
       const Json& d = (*s)["decision"];
       std::string behavior = StrOf(&d, "behavior");
-      if (behavior == "allow") v.decision = agent::PermissionVerdict::Decision::kAllow;
-      else if (behavior == "deny") v.decision = agent::PermissionVerdict::Decision::kDeny;
+      if (behavior == "allow") {
+        v.decision = agent::PermissionVerdict::Decision::kAllow;
+        // Claude's updatedInput: the tool's input (Claude's names) to run instead.
+        // Merged over the input, as PreToolUse's is.
+        if (d.contains("updatedInput")) {
+          if (d["updatedInput"].is_object()) {
+            Json merged = input["tool_input"].is_object() ? input["tool_input"] : Json::object();
+            for (const auto& [k, val] : d["updatedInput"].items()) merged[k] = val;
+            v.input = SeppToolInput(in.tool, merged);
+          } else if (host_.report)
+            host_.report("PermissionRequest hook `" + h->command +
+                         "` answered an updatedInput that is not an object: ignored");
+        }
+      } else if (behavior == "deny") v.decision = agent::PermissionVerdict::Decision::kDeny;
       else if (!behavior.empty() && host_.report)
         host_.report("PermissionRequest hook `" + h->command + "` answered behavior \"" + behavior +
                      "\"; expected allow or deny: ignored");

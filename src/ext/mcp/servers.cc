@@ -221,7 +221,11 @@ ExtensionInfo DescribeServer(const ServerConfig& s) {
                : state == ConfirmState::kChanged   ? "changed since confirmed"
                                                    : "unconfirmed";
   if (!s.enabled) info.errors.push_back("disabled (enabled = false)");
-  else if (state != ConfirmState::kConfirmed) info.errors.push_back(UnconfirmedReason(s.name, state));
+  else if (state != ConfirmState::kConfirmed) {
+    info.errors.push_back(UnconfirmedReason(s.name, state));
+    std::string refused = RefusalOf(s.name, CapabilityKey(s.name, s.Runs(), s.capabilities));
+    if (!refused.empty()) info.errors.back() += " (" + refused + ")";
+  }
   return info;
 }
 

@@ -42,6 +42,8 @@ const PluginManifest* Examine(const FoundPlugin& found, ExtensionInfo* info) {
              ? "its binary, limits or capabilities changed since they were confirmed"
              : "its capabilities have not been confirmed") +
         "; review them with `sepp plugin list` and confirm with `sepp plugin trust " + m.name + "`");
+    std::string refused = RefusalOf(ConfirmName(m.name), ConfirmKey(m));
+    if (!refused.empty()) info->errors.back() += " (" + refused + ")";
     return nullptr;
   }
   info->trust = "confirmed";

@@ -589,7 +589,10 @@ void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Ev
     }
     request["parent_call_id"] = top;
   }
-  switch (s->current_mode()) {
+  // The editor's mode answers widenings of the sandbox; trusting code (a
+  // project's, an extension's) is always the user's own answer.
+  const bool widening = request.value("kind", "sandbox") == "sandbox";
+  switch (widening ? s->current_mode() : Mode::kAsk) {
     case Mode::kAllow:
       (void)s->rt->AnswerPermission(request_id, {agent::PermissionChoice::kAllowOnce, "", "mode"});
       return;

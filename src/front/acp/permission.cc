@@ -21,10 +21,46 @@ std::string Describe(const Json& request) {
   return what.empty() ? "widen the sandbox" : what;
 }
 
+// A trust request (kind project_trust or extension): not a tool call's
+// retry, so its toolCall is the request itself (id = the request id), with
+// every file and its hash, or the extension's capabilities, as its text.
+Json TrustParams(const std::string& session_id, const Json& request) {
+  bool project = request.value("kind", "") == "project_trust";
+  std::string subject = request.value("subject", "");
+  std::string title = project ? "Trust the code of the project " + subject
+                              : "Start the extension " + subject + " with its capabilities";
+  std::string text = project ? "This project's code would run:\n" : "This extension would start:\n";
+  Json locations = Json::array();
+  for (const Json& i : request.value("items", Json::array())) {
+    if (!i.is_object()) continue;
+    text += "- " + i.value("detail", "") + ": " + i.value("path", "");
+    if (!i.value("sha256", "").empty()) text += " (sha256 " + i.value("sha256", "") + ")";
+    text += "\n";
+    for (const Json& c : i.value("capabilities", Json::array()))
+      if (c.is_string()) text += "    may: " + c.get<std::string>() + "\n";
+    if (project) locations.push_back({{"path", i.value("path", "")}});
+  }
+  std::string why = request.value("justification", "");
+  if (!why.empty()) text += "\n" + why;
+  Json tool_call = {{"toolCallId", request.value("request_id", "")},
+                    {"title", title},
+                    {"kind", "execute"},
+                    {"status", "pending"},
+                    {"locations", locations},
+                    {"content", {{{"type", "content"}, {"content", {{"type", "text"}, {"text", text}}}}}},
+                    {"_meta", {{"sepp", {{"permission", request}}}}}};
+  return {{"sessionId", session_id},
+          {"toolCall", std::move(tool_call)},
+          {"options",
+           {{{"optionId", "allow"}, {"name", "Allow (remembered until it changes)"}, {"kind", "allow_always"}},
+            {{"optionId", "deny"}, {"name", "Deny"}, {"kind", "reject_once"}}}}};
+}
+
 }  // namespace
 
 Json PermissionRequestParams(const std::string& session_id, const Json& request,
                              const std::filesystem::path& cwd) {
+  if (request.value("kind", "sandbox") != "sandbox") return TrustParams(session_id, request);
   std::string tool = request.value("tool", "");
   Json args = request.value("args", Json());
   std::string text = "Let " + (tool.empty() ? std::string("the command") : tool) + " " +
@@ -79,7 +115,7 @@ PermissionAnswer AnswerFromClient(const Json& result, const Json& error) {
   std::string option = outcome.value("optionId", "");
   if (option == "allow_once") a.choice = PermissionChoice::kAllowOnce;
   else if (option == "allow_session") a.choice = PermissionChoice::kAllowSession;
-  else if (option == "allow_project") a.choice = PermissionChoice::kAllowProject;
+  else if (option == "allow_project" || option == "allow") a.choice = PermissionChoice::kAllowProject;
   else a.message = "denied by the user";
   return a;
 }

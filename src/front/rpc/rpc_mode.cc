@@ -171,6 +171,7 @@ std::string Utf8Prefix(std::string_view s, size_t n) {
 
 const char* kChoiceLabels[] = {"Allow once", "Allow for this session", "Always allow for this project",
                                "Deny"};
+const char* kTrustLabels[] = {"Allow", "Deny"};
 const agent::PermissionChoice kChoices[] = {
     agent::PermissionChoice::kAllowOnce, agent::PermissionChoice::kAllowSession,
     agent::PermissionChoice::kAllowProject, agent::PermissionChoice::kDeny};
@@ -305,8 +306,36 @@ class RpcServer {
     }
   }
 
+  // A trust request (a project's code, an extension's capabilities): pi's
+  // select dialog with two options; the files or capabilities are listed in
+  // the title and in sepp.permission.items.
+  void AskTrust(const agent::Event& e) {
+    const Json& d = e.data;
+    bool project = d.value("kind", "") == "project_trust";
+    std::string title = project ? "Trust the code of the project " + d.value("subject", "") + "?"
+                                : "Start the extension " + d.value("subject", "") +
+                                      " with the capabilities it declares?";
+    for (const auto& i : d.value("items", Json::array())) {
+      title += "\n  " + i.value("detail", "") + ": " + i.value("path", "");
+      if (!i.value("sha256", "").empty()) title += " (sha256 " + i.value("sha256", "").substr(0, 16) + ")";
+      for (const auto& c : i.value("capabilities", Json::array()))
+        if (c.is_string()) title += "\n      may: " + c.get<std::string>();
+    }
+    std::string why = d.value("justification", "");
+    if (!why.empty()) title += "\n" + why;
+    Json req = {{"type", "extension_ui_request"},
+                {"id", d.value("request_id", "")},
+                {"method", "select"},
+                {"title", title},
+                {"options", {kTrustLabels[0], kTrustLabels[1]}},
+                {"timeout", static_cast<int64_t>(d.value("timeout_s", 300.0) * 1000)},
+                {"sepp", {{"permission", d}}}};
+    out_.Response(Line(req));
+  }
+
   void AskPermission(const agent::Event& e) {
     const Json& d = e.data;
+    if (d.value("kind", "sandbox") != "sandbox") return AskTrust(e);
     std::string what;
     for (const auto& w : d.value("widen", Json::array())) {
       if (!what.empty()) what += ", ";
@@ -656,7 +685,8 @@ class RpcServer {
     if (type == "permission_response") {
       agent::PermissionAnswer a;
       if (!agent::ParsePermissionChoice(Str(cmd, "choice"), &a.choice))
-        return fail("\"choice\" must be allow_once, allow_session, allow_project or deny");
+        return fail("\"choice\" must be allow_once, allow_session, allow_project or deny "
+                    "(allow or deny for a project_trust or extension request)");
       a.message = Str(cmd, "message");
       return status(s_.AnswerPermission(Str(cmd, "requestId"), a));
     }
@@ -729,6 +759,12 @@ class RpcServer {
           a.choice = kChoices[i];
           known = true;
         }
+      if (v == kTrustLabels[0]) {
+        a.choice = agent::PermissionChoice::kAllowProject;
+        known = true;
+      } else if (v == kTrustLabels[1]) {
+        known = true;
+      }
       if (!known) a.message = "denied: unknown answer \"" + Utf8Prefix(v, 80) + "\"";
     } else if (cmd.contains("confirmed")) {
       a.choice = cmd.value("confirmed", false) ? agent::PermissionChoice::kAllowOnce

@@ -227,7 +227,8 @@ std::vector<Json> UniversalTranslator::Translate(const agent::Event& e) {
     case EventType::kPermissionRequested:
       out.push_back(Make(e, "permission.requested",
                          {{"permission_id", Str(e.data, "request_id")},
-                          {"action", e.tool},
+                          // a trust request has no tool: its kind is the action
+                          {"action", e.tool.empty() ? Str(e.data, "kind") : e.tool},
                           {"call_id", e.call_id},
                           {"status", "requested"},
                           {"metadata", e.data}},
@@ -237,7 +238,7 @@ std::vector<Json> UniversalTranslator::Translate(const agent::Event& e) {
       Json answer = e.data.is_object() && e.data.contains("answer") ? e.data["answer"] : Json::object();
       out.push_back(Make(e, "permission.resolved",
                          {{"permission_id", Str(e.data, "request_id")},
-                          {"action", e.tool},
+                          {"action", e.tool.empty() ? Str(e.data, "kind") : e.tool},
                           {"call_id", e.call_id},
                           {"status", UniversalPermissionStatus(Str(answer, "choice"))},
                           {"metadata", answer}},

@@ -1,6 +1,7 @@
 #include "front/tui/permission_modal.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "base/json.h"
 
@@ -64,8 +65,33 @@ PermissionModal::Answer PermissionModal::Choose(PermissionChoice c) {
   return a;
 }
 
+// A trust request (a project's code, an extension's capabilities): allow
+// records the content-keyed trust, deny runs nothing.
+bool IsTrust(const agent::PermissionRequest& r) { return r.kind != agent::RequestKind::kSandbox; }
+
+std::optional<PermissionModal::Answer> HandleTrust(const InputEvent& e, int* selected,
+                                                   const std::function<PermissionModal::Answer(PermissionChoice)>& choose) {
+  switch (e.key) {
+    case Key::kUp:
+    case Key::kDown:
+    case Key::kTab: *selected = 1 - *selected; return std::nullopt;
+    case Key::kEnter: return choose(*selected == 0 ? PermissionChoice::kAllowProject : PermissionChoice::kDeny);
+    case Key::kEscape: return choose(PermissionChoice::kDeny);
+    case Key::kChar: break;
+    default: return std::nullopt;
+  }
+  if (e.mods & (kCtrl | kAlt)) return std::nullopt;
+  switch (e.codepoint) {
+    case '1': case 'y': case 'a': return choose(PermissionChoice::kAllowProject);
+    case '2': case 'n': case 'd': return choose(PermissionChoice::kDeny);
+    default: return std::nullopt;
+  }
+}
+
 std::optional<PermissionModal::Answer> PermissionModal::Handle(const InputEvent& e) {
   if (queue_.empty() || e.type != InputEvent::Type::kKey) return std::nullopt;
+  if (IsTrust(queue_.front().request))
+    return HandleTrust(e, &selected_, [this](PermissionChoice c) { return Choose(c); });
   switch (e.key) {
     case Key::kUp: selected_ = (selected_ + 3) % 4; return std::nullopt;
     case Key::kDown:
@@ -89,6 +115,30 @@ std::vector<Line> PermissionModal::Render() const {
   std::vector<Line> out;
   if (queue_.empty()) return out;
   const agent::PermissionRequest& r = queue_.front().request;
+  if (IsTrust(r)) {
+    std::string title = r.kind == agent::RequestKind::kProjectTrust
+                            ? "Trust this project's code? " + r.subject
+                            : "Start the extension " + r.subject + " with these capabilities?";
+    if (queue_.size() > 1) title += " (1 of " + std::to_string(queue_.size()) + ")";
+    out.push_back(Line{}.Add(Sanitize(title), kTitleStyle));
+    for (const auto& item : r.items) {
+      out.push_back(Line{}.Add("  " + Sanitize(item.detail) + ": ", kDimStyle).Add(Sanitize(item.path)));
+      if (!item.sha256.empty())
+        out.push_back(Line{}.Add("      sha256 " + item.sha256.substr(0, 16) + "…", kDimStyle));
+      for (const auto& c : item.capabilities) out.push_back(Line{}.Add("      may: ", kDimStyle).Add(Sanitize(c)));
+    }
+    if (!r.justification.empty())
+      for (auto& l : LinesFromText("  " + r.justification, kDimStyle)) out.push_back(std::move(l));
+    const char* labels[] = {"allow (remembered until a file changes)", "deny"};
+    for (int i = 0; i < 2; ++i) {
+      Line l;
+      l.Add(i == selected_ ? " \u203a " : "   ");
+      l.Add(std::to_string(i + 1) + ". " + labels[i], i == selected_ ? kSelectedStyle : Style{});
+      out.push_back(std::move(l));
+    }
+    out.push_back(Line{}.Add("  1-2 or Up/Down and Enter to choose, Esc denies", kDimStyle));
+    return out;
+  }
   std::string title = "Permission: " + r.tool + " asks to run again with more access";
   if (queue_.size() > 1) title += " (1 of " + std::to_string(queue_.size()) + ")";
   if (!r.parent_call_id.empty()) title += " (from a sub-agent)";
