@@ -26,6 +26,7 @@
 #include "llm/provider_source.h"
 #include "runtime/agent_session.h"
 #include "runtime/settings.h"
+#include "ext/mcp/elicitation.h"
 #include "ext/mcp/servers.h"
 #include "ext/plugins/plugins.h"
 #include "sandbox/defaults.h"
@@ -109,6 +110,15 @@ int StartMcpServers(runtime::SessionOptions* so) {
   opts.workspace = so->cwd;
   opts.sandbox = so->policy.enabled;
   opts.on_warning = [](const std::string& w) { std::fprintf(stderr, "sepp: %s\n", w.c_str()); };
+  // A server's elicitation/create is asked on the session's question path
+  // (the session attaches itself to the relay when it opens).
+  so->question_relay = std::make_shared<agent::QuestionRelay>();
+  opts.on_elicitation = [relay = so->question_relay](const std::string& server, const Json& params) {
+    std::string why;
+    Json r = ext::mcp::Elicit(*relay, server, params, &why);
+    if (!why.empty()) std::fprintf(stderr, "sepp: declined MCP server %s's elicitation: %s\n", server.c_str(), why.c_str());
+    return r;
+  };
   std::shared_ptr<ext::mcp::McpServers> servers = ext::mcp::McpServers::Start(*config, opts);
   for (const auto& info : servers->infos())
     if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&
@@ -223,6 +233,7 @@ int RunRpc(const Options& o) {
   std::shared_ptr<llm::ProviderSource> source;
   if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
   so.permissions.ask_front_end = true;  // the client answers (extension UI dialogs)
+  so.questions.ask_front_end = true;    // questions too (rpc/question_dialogs.h)
   // stdout carries the protocol only: anything else that would print there
   // (a stray log line, a library's message) goes to stderr instead.
   int proto = dup(1);
@@ -270,6 +281,7 @@ int RunTui(const Options& o) {
   std::shared_ptr<llm::ProviderSource> source;
   if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
   so.permissions.ask_front_end = true;  // the permission modal answers
+  so.questions.ask_front_end = true;    // and the question modal (tui/question_modal.h)
   // The UI takes SIGWINCH, SIGTERM, SIGHUP and SIGINT through a signalfd;
   // they are blocked before the runtime starts threads, so none of those
   // threads takes one instead.
