@@ -152,7 +152,7 @@ TEST_F(ServeQuestions, RejectedThroughTheApiCommand) {
   EXPECT_NE(fake::LastToolResult(fake_, "q1").find("declined"), std::string::npos);
   // Replying to a question that is not waiting: the problem's detail, status 1.
   EXPECT_EQ(RunSepp({"api", "sessions", "questions", "reply", "r1", "q-1", "--answer", "SQLite"}, env, &out, &err), 1);
-  EXPECT_NE(err.find("no pending question"), std::string::npos) << err;
+  EXPECT_NE(err.find("no question q-1 is waiting"), std::string::npos) << err;
 }
 
 TEST_F(ServeQuestions, AnsweredWithTypedValuesThroughTheApiCommand) {
@@ -166,7 +166,7 @@ TEST_F(ServeQuestions, AnsweredWithTypedValuesThroughTheApiCommand) {
   std::string out, err;
   AskAndAct("v1", [&](const Json& e) {
     rc = RunSepp({"api", "sessions", "questions", "reply", "v1", e["data"]["question_id"], "--values",
-                  R"({"Which database?": "PostgreSQL", "Which extras?": []})"},
+                  R"({"Which database?": "PostgreSQL", "Which extras?": ["bench"]})"},
                  env, &out, &err);
   });
   EXPECT_EQ(rc, 0) << err;

@@ -123,8 +123,9 @@ Json QuestionDialogs::Respond(const Json& r) {
     return nullptr;
   }
   const agent::QuestionField& f = o.question.fields[o.field];
-  auto v = FieldValue(f, r);
   // An empty input leaves the field to its default.
+  const bool blank = f.kind != Kind::kBoolean && r.contains("value") && r["value"] == "";
+  Result<Json> v = blank ? Result<Json>(Json("")) : FieldValue(f, r);
   bool empty = v.ok() && ((v->is_string() && v->get<std::string>().empty()) || (v->is_array() && v->empty()));
   if (v.ok() && !empty) {
     agent::Question one;

@@ -662,8 +662,7 @@ HubAnswer SessionHub::ReplyQuestion(const std::string& id, const std::string& qu
     if (st.error().kind == "invalid")
       return Problem(400, problem::kInvalidRequest,
                      "the answer does not fit question " + question_id + ": " + st.error().message);
-    return Problem(404, problem::kNotFound,
-                   "no pending question " + question_id + " in session " + id + " (" + st.error().message + ")");
+    return Problem(404, problem::kNotFound, "session " + id + ": " + st.error().message);
   }
   HubAnswer a;
   a.status = 204;
@@ -678,9 +677,7 @@ HubAnswer SessionHub::RejectQuestion(const std::string& id, const std::string& q
                    "no pending question " + question_id + " in session " + id +
                        " (its agent is not running: the server was restarted since)");
   Status st = s->rt->DeclineQuestion(question_id);
-  if (!st.ok())
-    return Problem(404, problem::kNotFound,
-                   "no pending question " + question_id + " in session " + id + " (" + st.error().message + ")");
+  if (!st.ok()) return Problem(404, problem::kNotFound, "session " + id + ": " + st.error().message);
   HubAnswer a;
   a.status = 204;
   return a;

@@ -83,7 +83,9 @@ std::optional<QuestionModal::Answer> QuestionModal::Take(std::optional<Json> v) 
       return std::nullopt;
     }
     values_[f.name] = *v;
-  } else if (f.required && f.default_value.is_null()) {
+  } else if (!f.default_value.is_null()) {
+    values_[f.name] = f.default_value;
+  } else if (f.required) {
     problem_ = "an answer is required (Esc declines the question)";
     return std::nullopt;
   }
