@@ -341,6 +341,13 @@ class RpcQuestions : public RpcServerTest {
     o.no_session = true;
     return o;
   }
+  // The server answers commands once it is subscribed to the session: a
+  // question asked after this reaches it.
+  static void Ready(Served& s) {
+    s.Send(R"({"id":"ready","type":"get_state"})");
+    while (auto j = s.Next())
+      if (j->value("type", "") == "response" && j->value("id", "") == "ready") return;
+  }
   static Json Dialog(Served& s) {
     while (auto j = s.Next())
       if (j->value("type", "") == "extension_ui_request") return *j;
@@ -350,6 +357,7 @@ class RpcQuestions : public RpcServerTest {
 
 TEST_F(RpcQuestions, AFormIsAskedFieldByFieldAndAnswered) {
   Served s(Options());
+  Ready(s);
   auto answer = std::async(std::launch::async, [&] {
     CancelToken never;
     return s.session().questions().Ask(ProjectForm(), never);
@@ -380,6 +388,7 @@ TEST_F(RpcQuestions, AFormIsAskedFieldByFieldAndAnswered) {
 
 TEST_F(RpcQuestions, ADismissedDialogDeclinesAndQuestionResponseAnswersAtOnce) {
   Served s(Options());
+  Ready(s);
   CancelToken never;
   auto first = std::async(std::launch::async, [&] { return s.session().questions().Ask(ProjectForm(), never); });
   Json d = Dialog(s);
@@ -405,6 +414,7 @@ TEST_F(RpcQuestions, ADismissedDialogDeclinesAndQuestionResponseAnswersAtOnce) {
 
 TEST_F(RpcQuestions, NoAnswerInTimeDeclinesAndALateAnswerChangesNothing) {
   Served s(Options(0.2));
+  Ready(s);
   CancelToken never;
   auto asked = std::async(std::launch::async, [&] { return s.session().questions().Ask(ProjectForm(), never); });
   Json d = Dialog(s);
