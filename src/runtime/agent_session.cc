@@ -831,11 +831,14 @@ QueueState AgentSession::ClearQueue() {
 
 QueueState AgentSession::Abort() {
   QueueState q = ClearQueue();
-  // Questions asked for the prompt outside its token (an MCP server's
-  // elicitation, on the server's connection) end with it too.
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->cancel) impl_->cancel->Cancel();
+  }
+  // Then the questions asked for the prompt outside its token (an MCP
+  // server's elicitation, on the server's connection): after the token, so
+  // the call they end already sees the turn aborted.
   impl_->questions->CancelWaiting();
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->cancel) impl_->cancel->Cancel();
   return q;
 }
 
