@@ -33,6 +33,8 @@ const char* ToString(EventType t) {
     case EventType::kAgentSettled: return "agent.settled";
     case EventType::kQueueUpdated: return "queue.updated";
     case EventType::kSubscriberLagged: return "subscriber.lagged";
+    case EventType::kQuestionRequested: return "question.requested";
+    case EventType::kQuestionResolved: return "question.resolved";
   }
   return "unknown";
 }

@@ -35,6 +35,9 @@ enum class EventType {
   kAgentSettled,      // outcome: a prompt and its follow-ups are done, the session is idle
   kQueueUpdated,      // data.steering[], data.follow_up[]: the pending messages
   kSubscriberLagged,  // data.dropped: this subscriber fell behind and was cut off
+  // The ask-the-user path (question.h, runtime/question_broker.h).
+  kQuestionRequested,  // data: the question ({id, prompt, fields[], source}), timeout_s
+  kQuestionResolved,   // data.question_id, data.question, data.answer ({status, values?, source})
 };
 
 struct Event {

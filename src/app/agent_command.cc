@@ -214,6 +214,7 @@ int RunRpc(const Options& o) {
   std::shared_ptr<llm::ProviderSource> source;
   if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
   so.permissions.ask_front_end = true;  // the client answers (extension UI dialogs)
+  so.questions.ask_front_end = true;    // questions too (rpc/question_dialogs.h)
   // stdout carries the protocol only: anything else that would print there
   // (a stray log line, a library's message) goes to stderr instead.
   int proto = dup(1);
@@ -261,6 +262,7 @@ int RunTui(const Options& o) {
   std::shared_ptr<llm::ProviderSource> source;
   if (int rc = BuildSessionOptions(o, &so, &source); rc != 0) return rc;
   so.permissions.ask_front_end = true;  // the permission modal answers
+  so.questions.ask_front_end = true;    // and the question modal (tui/question_modal.h)
   // The UI takes SIGWINCH, SIGTERM, SIGHUP and SIGINT through a signalfd;
   // they are blocked before the runtime starts threads, so none of those
   // threads takes one instead.

@@ -13,6 +13,8 @@
 //   sepp api sessions send-message ID --message TEXT | send-message-stream ID --message TEXT
 //   sepp api sessions events ID [--offset N] [--limit N] | events-sse ID [--offset N]
 //   sepp api sessions permissions reply ID PERMISSION_ID --reply once|always|reject
+//   sepp api sessions questions reply ID QUESTION_ID (--answer TEXT... | --values JSON)
+//   sepp api sessions questions reject ID QUESTION_ID
 //   sepp api sessions terminate ID
 //   sepp api processes run|start [--cwd D] [--timeout-ms N] [--interactive] -- COMMAND ARGS...
 //   sepp api processes list | get ID | logs ID [--stream S] [--tail N] [--follow]
@@ -187,6 +189,22 @@ int RunApiCommand(int argc, char** argv) {
   permissions_reply->add_option("--reply", reply, "once, always or reject")
       ->required()
       ->check(CLI::IsMember({"once", "always", "reject"}));
+  auto* questions = sessions->add_subcommand("questions", "questions to the user")->require_subcommand(1);
+  std::string question_id, values_json;
+  std::vector<std::string> answers;
+  auto* questions_reply =
+      questions->add_subcommand("reply", "POST /v1/sessions/{id}/questions/{qid}/reply");
+  auto* questions_reject =
+      questions->add_subcommand("reject", "POST /v1/sessions/{id}/questions/{qid}/reject");
+  for (auto* c : {questions_reply, questions_reject}) {
+    c->add_option("id", session_id, "the session id")->required();
+    c->add_option("question_id", question_id, "the question's question_id")->required();
+  }
+  auto* answer_opt = questions_reply->add_option(
+      "--answer", answers,
+      "the answer to each field in order, one string each (repeat; --values for several choices)");
+  questions_reply->add_option("--values", values_json, "the typed answer as a JSON object {field: value}")
+      ->excludes(answer_opt);
   auto* terminate = sessions->add_subcommand("terminate", "POST /v1/sessions/{id}/terminate");
   terminate->add_option("id", session_id, "the session id")->required();
   auto* processes = cli.add_subcommand("processes", "the processes API (/v1/processes)")->require_subcommand(1);
@@ -264,6 +282,23 @@ int RunApiCommand(int argc, char** argv) {
   if (*permissions_reply)
     return Call(t, "POST", base + "/permissions/" + permission_id + "/reply",
                 DumpJson(Json{{"reply", reply}}));
+  if (*questions_reply) {
+    Json body;
+    if (!values_json.empty()) {
+      auto values = ParseJson(values_json);
+      if (!values.ok() || !values->is_object()) {
+        std::fprintf(stderr, "sepp: --values must be a JSON object {\"field\": value}\n");
+        return 2;
+      }
+      body = {{"values", *values}};
+    } else {
+      Json a = Json::array();
+      for (const auto& x : answers) a.push_back(Json::array({x}));
+      body = {{"answers", a}};
+    }
+    return Call(t, "POST", base + "/questions/" + question_id + "/reply", DumpJson(body));
+  }
+  if (*questions_reject) return Call(t, "POST", base + "/questions/" + question_id + "/reject");
   if (*terminate) return Call(t, "POST", base + "/terminate");
   if (*proc_run || *proc_start) {
     Json body = {{"command", command_line.front()},

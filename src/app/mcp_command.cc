@@ -21,6 +21,7 @@
 #include "base/json.h"
 #include "ext/capabilities.h"
 #include "ext/mcp/config.h"
+#include "ext/mcp/elicitation.h"
 #include "ext/mcp/oauth_store.h"
 #include "ext/mcp/oauth_wire.h"
 #include "ext/mcp/servers.h"
@@ -109,9 +110,39 @@ int Trust(const std::string& name) {
   return 2;
 }
 
-int Probe(const ServerConfig& config, const std::string& call, const std::string& args_text) {
+// probe has no user: --elicitation defaults answers every form as a user
+// who accepts it unchanged would (each field's default; a required field
+// without one declines it), through the same checks as a front end's answer.
+class DefaultsAsker : public agent::QuestionAsker {
+ public:
+  agent::QuestionAnswer Ask(const agent::Question& q, CancelToken&) override {
+    agent::QuestionAnswer a;
+    a.source = "user";
+    auto values = agent::CheckAnswer(q, Json::object());
+    if (!values.ok()) {
+      std::fprintf(stderr, "sepp: declined %s's question: %s\n", q.source.c_str(), values.error().message.c_str());
+      return a;
+    }
+    a.status = agent::QuestionStatus::kAnswered;
+    a.values = std::move(values).value();
+    std::printf("elicitation from %s: \"%s\" accepted with %s\n", q.source.c_str(), q.prompt.c_str(),
+                DumpJson(a.values).c_str());
+    return a;
+  }
+};
+
+int Probe(const ServerConfig& config, const std::string& call, const std::string& args_text,
+          const std::string& elicitation) {
   ext::mcp::StartOptions opts;
   opts.workspace = fs::current_path();
+  auto asker = std::make_shared<DefaultsAsker>();
+  if (elicitation == "defaults")
+    opts.on_elicitation = [asker](const std::string& server, const Json& params) {
+      std::string why;
+      Json r = ext::mcp::Elicit(*asker, server, params, &why);
+      if (!why.empty()) std::fprintf(stderr, "sepp: declined %s's elicitation: %s\n", server.c_str(), why.c_str());
+      return r;
+    };
   auto server = ext::mcp::StartServer(config, opts);
   if (!server.ok()) {
     std::fprintf(stderr, "sepp: %s\n", server.error().message.c_str());
@@ -162,6 +193,11 @@ int RunMcpCommand(int argc, char** argv) {
   auto* probe = cli.add_subcommand("probe", "connect to URL (or start -- CMD... confined), list its tools, call one");
   probe->add_option("--call", call, "a tool to call");
   probe->add_option("--args", call_args, "its arguments as a JSON object");
+  std::string elicitation = "decline";
+  probe->add_option("--elicitation", elicitation,
+                    "answer the server's elicitation/create forms: decline (default) or defaults "
+                    "(accept each with its fields' defaults)")
+      ->check(CLI::IsMember({"decline", "defaults"}));
   probe_caps.Add(probe);
   std::string client_id, client_secret_env, client_metadata_url;
   for (auto* cmd : {add, probe}) {
@@ -214,7 +250,7 @@ int RunMcpCommand(int argc, char** argv) {
     }
     s.env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
-  if (*probe) return Probe(s, call, call_args);
+  if (*probe) return Probe(s, call, call_args, elicitation);
   if (auto st = ext::mcp::AddUserServer(s); !st.ok()) {
     std::fprintf(stderr, "sepp: %s\n", st.error().message.c_str());
     return 2;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "app/extension_confirmations.h"
+#include "ext/mcp/elicitation.h"
 #include "ext/mcp/prompt_commands.h"
 #include "ext/mcp/servers.h"
 
@@ -18,6 +19,15 @@ Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerCo
   opts.workspace = so->cwd;
   opts.sandbox = so->policy.enabled;
   opts.on_warning = warn;
+  // A server's elicitation/create is asked on the session's question path
+  // (the session attaches itself to the relay when it opens).
+  if (!so->question_relay) so->question_relay = std::make_shared<agent::QuestionRelay>();
+  opts.on_elicitation = [relay = so->question_relay, warn](const std::string& server, const Json& params) {
+    std::string why;
+    Json r = ext::mcp::Elicit(*relay, server, params, &why);
+    if (!why.empty()) warn("declined MCP server " + server + "'s elicitation: " + why);
+    return r;
+  };
   // The configured servers not confirmed as they are now are asked about at
   // the first prompt when a front end answers (app/extension_confirmations.h);
   // a client's own servers are not: they run with the defaults.

@@ -4,8 +4,12 @@
 #include <signal.h>
 #include <sys/random.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +21,7 @@
 #include "base/terminal_text.h"
 #include "front/serve/agent_catalog.h"
 #include "front/serve/agent_install.h"
+#include "front/serve/deferred_event_log.h"
 #include "front/serve/guard.h"
 #include "front/serve/serve_server.h"
 #include "llm/models.h"
@@ -103,7 +108,7 @@ int RunServeCommand(int argc, char** argv) {
   int port = 2468, max_turns = 100;
   bool no_token = false;
   std::vector<std::string> workspaces, cors;
-  double request_timeout = 120, heartbeat = 15;
+  double request_timeout = 120, heartbeat = 15, question_timeout = 300;
   CLI::App cli{"sepp serve: sepp's agent over HTTP + SSE, compatible with sandbox-agent 0.4 clients "
                "(docs/serve.md)",
                "sepp serve"};
@@ -120,6 +125,9 @@ int RunServeCommand(int argc, char** argv) {
                  "a web origin allowed to call the API from a browser (repeatable)");
   cli.add_option("--request-timeout", request_timeout,
                  "seconds an ACP request may wait for the agent before 504 (default 120)")
+      ->check(CLI::Range(0.05, 86400.0));
+  cli.add_option("--question-timeout", question_timeout,
+                 "seconds a question to the user waits for its reply before it is declined (default 300)")
       ->check(CLI::Range(0.05, 86400.0));
   cli.add_option("--heartbeat", heartbeat, "seconds between SSE heartbeats (default 15)")
       ->check(CLI::Range(0.05, 3600.0));
@@ -163,10 +171,23 @@ int RunServeCommand(int argc, char** argv) {
     std::fprintf(stderr, "sepp serve: %s\n", config.error().message.c_str());
     return config.error().kind == "usage" ? 2 : 1;
   }
-  auto log = session::OpenEventLog(store, session::DefaultSessionsRoot());
-  if (!log.ok()) {
-    std::fprintf(stderr, "sepp serve: %s\n", log.error().message.c_str());
-    return 1;
+  // The SQLite log opens (in a fresh home: is created, with its fsyncs)
+  // beside the start, so the first /v1/health does not wait for it; the
+  // routes that need it wait (front/serve/deferred_event_log.h).
+  std::unique_ptr<session::EventLog> opened;
+  front::serve::DeferredEventLog* deferred = nullptr;
+  if (store.empty() || store == "sqlite") {
+    auto d = std::make_unique<front::serve::DeferredEventLog>(
+        "sqlite", [] { return session::EventLog::Open(session::DefaultSessionsRoot()); });
+    deferred = d.get();
+    opened = std::move(d);
+  } else {
+    auto log = session::OpenEventLog(store, session::DefaultSessionsRoot());
+    if (!log.ok()) {
+      std::fprintf(stderr, "sepp serve: %s\n", log.error().message.c_str());
+      return 1;
+    }
+    opened = std::move(log).value();
   }
 
   front::serve::ServeOptions o;
@@ -183,7 +204,7 @@ int RunServeCommand(int argc, char** argv) {
   o.credentials_available = !config->api_key.empty() || config->name == "local";
   if (workspaces.empty()) workspaces.push_back(fs::current_path().string());
   for (const auto& w : workspaces) o.hub.workspaces.push_back(fs::absolute(w).lexically_normal());
-  o.hub.log = log->get();
+  o.hub.log = opened.get();
   o.hub.request_timeout = std::chrono::milliseconds(static_cast<int64_t>(request_timeout * 1000));
   o.hub.heartbeat = std::chrono::milliseconds(static_cast<int64_t>(heartbeat * 1000));
 
@@ -203,6 +224,7 @@ int RunServeCommand(int argc, char** argv) {
   a.base.provider = *config;
   a.base.model = model;
   a.base.max_turns = max_turns;
+  a.base.questions.timeout_s = question_timeout;
   a.base.on_warning = [](const std::string& w) {  // quotes project files: never obeyed
     std::fprintf(stderr, "sepp serve: %s\n", VisibleControls(w).c_str());
   };
@@ -236,8 +258,8 @@ int RunServeCommand(int argc, char** argv) {
   }
   std::string shown_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;
   std::printf("sepp serve: listening on http://%s:%d\n", shown_host.c_str(), server.port());
-  if ((*log)->kind() != "sqlite")
-    std::printf("sepp serve: store %s\n", (*log)->location().c_str());
+  if (opened->kind() != "sqlite")
+    std::printf("sepp serve: store %s\n", opened->location().c_str());
   if (generated) std::printf("sepp serve: token %s (shown once; clients send it as Bearer)\n", token.c_str());
   if (no_token) std::printf("sepp serve: no token: any local process can use this server\n");
   // The inspector's address; a generated token rides in the fragment, which
@@ -248,10 +270,23 @@ int RunServeCommand(int argc, char** argv) {
   else
     std::printf("sepp serve: inspector %s%s\n", ui.c_str(), no_token ? "" : " (it asks for your --token)");
   std::fflush(stdout);
+  // A store that cannot be opened stops the server, as it did when it was
+  // opened before listening: the requests meanwhile answered 503.
+  std::atomic<bool> store_failed{false};
+  std::thread store_watch;
+  if (deferred)
+    store_watch = std::thread([&] {
+      if (Status st = deferred->Ready(); !st.ok()) {
+        std::fprintf(stderr, "sepp serve: %s\n", st.error().message.c_str());
+        store_failed = true;
+        kill(getpid(), SIGTERM);
+      }
+    });
   int sig = 0;
   sigwait(&stop_signals, &sig);
   server.Stop();
-  return 0;
+  if (store_watch.joinable()) store_watch.join();
+  return store_failed ? 1 : 0;
 }
 
 }  // namespace sepp::app

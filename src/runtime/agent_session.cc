@@ -25,6 +25,7 @@
 #include "runtime/permission_broker.h"
 #include "runtime/recall.h"
 #include "runtime/project_trust_prompt.h"
+#include "agent/question_tool.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
 #include "tools/process_tools.h"
@@ -155,6 +156,7 @@ struct AgentSession::Impl {
   std::unique_ptr<agent::Agent> agent;
   EventBus bus;
   std::unique_ptr<PermissionBroker> gate;
+  std::unique_ptr<QuestionBroker> questions;
 
   // The worker and what it works on.
   std::thread worker;
@@ -829,6 +831,11 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
     s.Publish(std::move(e));
   });
   ac.permission_gate = s.gate.get();
+  s.questions = std::make_unique<QuestionBroker>(o.questions, [&s](agent::Event e) {
+    if (e.type == agent::EventType::kQuestionRequested && s.agent_config.hooks)
+      s.agent_config.hooks->OnNotification({"elicitation_dialog", "sepp has a question for you"});
+    s.Publish(std::move(e));
+  });
 
   std::vector<std::string> warnings;
   s.subagents = std::make_shared<agent::SubagentRuntime>();
@@ -871,6 +878,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   AddRecallTools(*s.registry, s.recall);
   tools::AddProcessTools(*s.registry);
   s.registry->Add(std::make_unique<agent::SubagentTool>(s.subagents, 0));
+  s.registry->Add(agent::MakeQuestionTool(s.questions.get()));
   // Tier 1: skills (the skill tool and their catalog) and slash commands.
   ext::Resources resources = ext::LoadResources(o.cwd);
   const std::string skill_catalog = ext::SkillCatalogPrompt(*resources.skills);
@@ -936,6 +944,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   if (ac.hooks && o.permissions.ask_front_end && o.idle_notification_s > 0)
     s.idle_thread = std::thread([&s] { s.IdleLoop(); });
   s.worker = std::thread([&s] { s.WorkerLoop(); });
+  if (o.question_relay) o.question_relay->Attach(s.questions.get());
   return std::unique_ptr<AgentSession>(new AgentSession(std::move(impl)));
 }
 
@@ -951,6 +960,8 @@ void AgentSession::Close() {
     if (s.cancel) s.cancel->Cancel();
   }
   s.gate->CancelAll();
+  s.questions->CancelAll();
+  if (s.opts.question_relay) s.opts.question_relay->Detach();
   s.cv.notify_all();
   {  // the user's commands use the agent's sandbox: end them before it goes
     std::unique_lock<std::mutex> lock(s.bash_mu);
@@ -1070,8 +1081,14 @@ QueueState AgentSession::ClearQueue() {
 
 QueueState AgentSession::Abort() {
   QueueState q = ClearQueue();
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->cancel) impl_->cancel->Cancel();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (impl_->cancel) impl_->cancel->Cancel();
+  }
+  // Then the questions asked for the prompt outside its token (an MCP
+  // server's elicitation, on the server's connection): after the token, so
+  // the call they end already sees the turn aborted.
+  impl_->questions->CancelWaiting();
   return q;
 }
 
@@ -1335,6 +1352,24 @@ Status AgentSession::RevokeSessionGrant(const agent::Widening& widening) {
 }
 
 const sandbox::Policy& AgentSession::policy() const { return impl_->opts.policy; }
+
+std::vector<PendingQuestion> AgentSession::PendingQuestions() const {
+  return impl_->questions->Pending();
+}
+
+Status AgentSession::AnswerQuestion(const std::string& question_id, const Json& values) {
+  return impl_->questions->Answer(question_id, values);
+}
+
+Status AgentSession::AnswerQuestionStrings(const std::string& question_id, const Json& answers) {
+  return impl_->questions->AnswerStrings(question_id, answers);
+}
+
+Status AgentSession::DeclineQuestion(const std::string& question_id) {
+  return impl_->questions->Decline(question_id);
+}
+
+agent::QuestionAsker& AgentSession::questions() { return *impl_->questions; }
 
 Status AgentSession::AnswerPermission(const std::string& request_id,
                                       agent::PermissionAnswer answer) {

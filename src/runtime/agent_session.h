@@ -40,6 +40,7 @@
 #include "llm/message.h"
 #include "llm/provider.h"
 #include "runtime/event_bus.h"
+#include "runtime/question_broker.h"
 #include "sandbox/policy.h"
 #include "tools/file_access.h"
 #include "tools/tool.h"
@@ -117,6 +118,11 @@ struct SessionOptions {
   agent::CompactionSettings compaction;
 
   PermissionDefaults permissions;
+  // The ask-the-user path (question_broker.h): the model's question tool and
+  // MCP elicitation. relay (may be null): attached to this session's broker
+  // while it is open, for askers made before it (MCP servers).
+  QuestionDefaults questions;
+  std::shared_ptr<agent::QuestionRelay> question_relay;
   // Tools beyond the built-in ones (an extension's, such as an MCP server's
   // mcp__SERVER__TOOL), made for this session's registry once when it
   // opens. What the tools need (a running server) is kept alive by the
@@ -324,6 +330,18 @@ class AgentSession {
   // asked again. Kind "not_found" when the session has no such grant; a
   // project grant stays (its file is named in the message).
   Status RevokeSessionGrant(const agent::Widening& widening);
+  // ---- questions (question_broker.h)
+  std::vector<PendingQuestion> PendingQuestions() const;
+  // Answers a waiting question with values (field name -> value; checked,
+  // defaults filled in). Kinds: "not_found" (none waiting with that id),
+  // "invalid" (the values do not fit the fields; it stays open).
+  Status AnswerQuestion(const std::string& question_id, const Json& values);
+  // sandbox-agent's {answers: string[][]} (one array per field).
+  Status AnswerQuestionStrings(const std::string& question_id, const Json& answers);
+  Status DeclineQuestion(const std::string& question_id);
+  // The same path for a front end's own asker (e.g. confirmations).
+  agent::QuestionAsker& questions();
+
   // The tools' sandbox policy in effect (before any grant).
   const sandbox::Policy& policy() const;
 

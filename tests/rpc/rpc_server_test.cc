@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -306,6 +307,142 @@ TEST_F(RpcServerTest, AThousandPromptsGrowMemoryOnlyWithTheSession) {
   // most. A per-prompt leak of a thread, a subscription or a copy of the
   // history would cost far more.
   EXPECT_LT(after - warm, 16 * 1024) << "RSS grew from " << warm << " kB to " << after << " kB";
+}
+
+// ---- questions (rpc/question_dialogs.h): pi's extension UI dialogs
+
+agent::Question ProjectForm() {
+  agent::Question q;
+  q.prompt = "New project";
+  q.source = "mcp:test";
+  agent::QuestionField lang;
+  lang.kind = agent::QuestionField::Kind::kChoice;
+  lang.name = "language";
+  lang.options = {{"C++", ""}, {"Rust", ""}};
+  lang.required = true;
+  agent::QuestionField jobs;
+  jobs.kind = agent::QuestionField::Kind::kInteger;
+  jobs.name = "jobs";
+  jobs.default_value = 2;
+  agent::QuestionField ci;
+  ci.kind = agent::QuestionField::Kind::kBoolean;
+  ci.name = "ci";
+  ci.description = "Set up CI?";
+  q.fields = {lang, jobs, ci};
+  return q;
+}
+
+class RpcQuestions : public RpcServerTest {
+ protected:
+  runtime::SessionOptions Options(double timeout_s = 3600) {
+    auto o = RpcServerTest::Options();
+    o.questions.ask_front_end = true;
+    o.questions.timeout_s = timeout_s;
+    o.no_session = true;
+    return o;
+  }
+  // The server answers commands once it is subscribed to the session: a
+  // question asked after this reaches it.
+  static void Ready(Served& s) {
+    s.Send(R"({"id":"ready","type":"get_state"})");
+    while (auto j = s.Next())
+      if (j->value("type", "") == "response" && j->value("id", "") == "ready") return;
+  }
+  static Json Dialog(Served& s) {
+    while (auto j = s.Next())
+      if (j->value("type", "") == "extension_ui_request") return *j;
+    return Json::object();
+  }
+};
+
+TEST_F(RpcQuestions, AFormIsAskedFieldByFieldAndAnswered) {
+  Served s(Options());
+  Ready(s);
+  auto answer = std::async(std::launch::async, [&] {
+    CancelToken never;
+    return s.session().questions().Ask(ProjectForm(), never);
+  });
+  Json d = Dialog(s);
+  EXPECT_EQ(d["method"], "select");
+  EXPECT_EQ(d["options"], (Json{"C++", "Rust"}));
+  EXPECT_EQ(d["sepp"]["question"]["fields"].size(), 3u);
+  const std::string id = d["id"];
+  s.Send(Json{{"type", "extension_ui_response"}, {"id", id}, {"value", "Rust"}}.dump());
+  d = Dialog(s);
+  EXPECT_EQ(d["method"], "input");
+  EXPECT_NE(d["placeholder"].get<std::string>().find("default 2"), std::string::npos);
+  // Not a number: the same field is asked again, saying why.
+  s.Send(Json{{"type", "extension_ui_response"}, {"id", d["id"]}, {"value", "many"}}.dump());
+  Json again = Dialog(s);
+  EXPECT_EQ(again["id"], d["id"]);
+  EXPECT_NE(again["title"].get<std::string>().find("not a number"), std::string::npos);
+  s.Send(Json{{"type", "extension_ui_response"}, {"id", d["id"]}, {"value", ""}}.dump());  // the default
+  d = Dialog(s);
+  EXPECT_EQ(d["method"], "confirm");
+  EXPECT_EQ(d["message"], "Set up CI?");
+  s.Send(Json{{"type", "extension_ui_response"}, {"id", d["id"]}, {"confirmed", true}}.dump());
+  auto a = answer.get();
+  EXPECT_EQ(a.status, agent::QuestionStatus::kAnswered);
+  EXPECT_EQ(a.values, (Json{{"language", "Rust"}, {"jobs", 2}, {"ci", true}}));
+}
+
+TEST_F(RpcQuestions, ADismissedDialogDeclinesAndQuestionResponseAnswersAtOnce) {
+  Served s(Options());
+  Ready(s);
+  CancelToken never;
+  auto first = std::async(std::launch::async, [&] { return s.session().questions().Ask(ProjectForm(), never); });
+  Json d = Dialog(s);
+  s.Send(Json{{"type", "extension_ui_response"}, {"id", d["id"]}, {"cancelled", true}}.dump());
+  auto a = first.get();
+  EXPECT_EQ(a.status, agent::QuestionStatus::kDeclined);
+  EXPECT_EQ(a.source, "user");
+
+  auto second = std::async(std::launch::async, [&] { return s.session().questions().Ask(ProjectForm(), never); });
+  d = Dialog(s);
+  const std::string qid = d["sepp"]["question"]["id"];
+  s.Send(Json{{"id", "r1"}, {"type", "question_response"}, {"questionId", qid}, {"values", {{"language", "Go"}}}}.dump());
+  Json bad;
+  while (auto j = s.Next())
+    if (j->value("type", "") == "response") { bad = *j; break; }
+  EXPECT_EQ(bad["success"], false);
+  EXPECT_NE(bad["error"].get<std::string>().find("\"language\""), std::string::npos);
+  s.Send(Json{{"id", "r2"}, {"type", "question_response"}, {"questionId", qid}, {"values", {{"language", "C++"}, {"ci", false}}}}.dump());
+  auto b = second.get();
+  EXPECT_EQ(b.status, agent::QuestionStatus::kAnswered);
+  EXPECT_EQ(b.values, (Json{{"language", "C++"}, {"jobs", 2}, {"ci", false}}));
+}
+
+TEST_F(RpcQuestions, NoAnswerInTimeDeclinesAndALateAnswerChangesNothing) {
+  Served s(Options(0.2));
+  Ready(s);
+  CancelToken never;
+  auto asked = std::async(std::launch::async, [&] { return s.session().questions().Ask(ProjectForm(), never); });
+  Json d = Dialog(s);
+  EXPECT_EQ(d["timeout"], 200);
+  auto a = asked.get();
+  EXPECT_EQ(a.status, agent::QuestionStatus::kDeclined);
+  EXPECT_EQ(a.source, "timeout");
+  s.Send(Json{{"type", "extension_ui_response"}, {"id", d["id"]}, {"value", "Rust"}}.dump());
+  s.Send(R"({"id":"st","type":"get_state"})");  // the server is still there and answers
+  bool state = false;
+  while (auto j = s.Next())
+    if (j->value("type", "") == "response" && j->value("id", "") == "st") { state = (*j)["success"] == true; break; }
+  EXPECT_TRUE(state);
+}
+
+TEST_F(RpcQuestions, TheModelsQuestionIsCancelledByAnAbortMidWay) {
+  provider_.replies = {runtime::testing::CallReply(
+      "c1", "question", {{"questions", {{{"question", "Which one?"}, {"options", {"a", "b"}}}}}})};
+  Served s(Options());
+  s.Send(R"({"id":"p","type":"prompt","message":"ask me"})");
+  Json d = Dialog(s);
+  EXPECT_EQ(d["method"], "select");
+  EXPECT_EQ(d["title"], "Which one?");
+  s.Send(R"({"id":"a","type":"abort"})");
+  EXPECT_TRUE(s.session().WaitIdle(30));
+  EXPECT_TRUE(s.session().PendingQuestions().empty());
+  auto reqs = provider_.Requests();
+  ASSERT_EQ(reqs.size(), 1u);  // aborted: the model was not called again
 }
 
 }  // namespace

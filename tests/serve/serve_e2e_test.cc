@@ -533,7 +533,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   auto doc = ParseJson(doc_resp.body);
   ASSERT_TRUE(doc.ok()) << doc.error().message;
   EXPECT_EQ((*doc)["openapi"], "3.1.0");
-  ASSERT_EQ((*doc)["paths"].size(), 33u);
+  ASSERT_EQ((*doc)["paths"].size(), 35u);
   // What the fs and config routes act on.
   fs::path p = root_ / "project";
   fs::create_directories(p / ".sepp/skills/oa");
@@ -565,6 +565,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   for (const auto& [templ, item] : (*doc)["paths"].items()) {
     std::string path = ReplaceAll(ReplaceAll(templ, "{agent}", "sepp"), "{server_id}", "oa1");
     path = ReplaceAll(ReplaceAll(path, "{session_id}", "oa2"), "{permission_id}", "perm-1");
+    path = ReplaceAll(path, "{question_id}", "q-1");
     path = ReplaceAll(path, "{process_id}", templ == "/v1/processes/{process_id}" ? "proc_2" : "proc_1");
     for (const auto& method : methods) {
       std::string upper = method;
@@ -579,6 +580,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
       if (path == "/v1/sessions/oa2" && method == "post") body = R"({"agent":"sepp"})";
       if (path.find("/messages") != std::string::npos && method == "post") body = R"({"message":"hi"})";
       if (path.find("/reply") != std::string::npos && method == "post") body = R"({"reply":"once"})";
+      if (path.find("/questions/") != std::string::npos && method == "post") body = R"({"answers":[["x"]]})";
       if (auto q = queries.find(path); q != queries.end()) url += q->second;
       if (path == "/v1/processes" && method == "post") body = R"({"command":"sleep","args":["100"]})";
       if (path == "/v1/processes/run") body = R"({"command":"true"})";
@@ -600,7 +602,8 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
         status = r.head.status;
         answer = r.body;
       }
-      if (item.contains(method) && path.find("/permissions/") != std::string::npos) {
+      if (item.contains(method) &&
+          (path.find("/permissions/") != std::string::npos || path.find("/questions/") != std::string::npos)) {
         // Routed, but there is no pending request to answer.
         EXPECT_EQ(ProblemType(answer), "urn:sepp:error:not_found") << templ << " " << answer;
       } else if (item.contains(method)) {

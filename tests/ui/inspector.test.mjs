@@ -2,7 +2,8 @@
 // driven by puppeteer-core from tests/ui/node): the page loads with the
 // token from the URL fragment and keeps it out of the address bar, a prompt
 // sent through the API appears live as Markdown, a permission request is
-// answered from the page and the agent goes on, hostile Markdown stays
+// answered from the page and the agent goes on, a question is answered in
+// its form, hostile Markdown stays
 // text, an edit's diff is coloured, a sub-agent appears in the tree and can
 // be shown alone, the filter works, and the page needs nothing the CSP
 // forbids. A screenshot is kept in
@@ -186,6 +187,25 @@ test("the inspector shows a live prompt, answers a permission from the page, and
   const all = await page.$$eval("#conversation > .card", (cs) => cs.length);
   assert.ok(shown >= 1 && shown < all, `filter shows ${shown} of ${all}`);
   await page.$eval("#filter-text", (i) => { i.value = ""; i.dispatchEvent(new Event("input")); });
+
+  // A question from the model, answered from the page's form.
+  await script([
+    { tool_calls: [{ id: "qq1", name: "question", arguments: { questions: [
+      { question: "Which database?", header: "DB", options: [{ label: "SQLite" }, { label: "PostgreSQL", description: "a server" }] },
+      { question: "Anything else?" }] } }] },
+    { text: "going with the answer" },
+  ]);
+  assert.equal(await post("/v1/sessions/ui1/messages", { message: "ask me" }), 204);
+  await page.waitForSelector(".card.question.pending form", { timeout: 30000 });
+  await page.click('.card.question.pending input[type=radio][value="PostgreSQL"]');
+  await page.type('.card.question.pending fieldset[data-field="Anything else?"] input[type=text]', "no");
+  await page.click('.card.question.pending button[data-answer="reply"]');
+  await page.waitForSelector(".card.question.resolved.accepted", { timeout: 30000 });
+  await page.waitForFunction(() => [...document.querySelectorAll(".card.assistant")].some((c) => c.textContent.includes("going with the answer")), { timeout: 30000 });
+  const qevents = await (await fetch(`${serve.url}/v1/sessions/ui1/events?offset=0&limit=10000`, { headers: auth })).json();
+  const answered = qevents.events.filter((e) => e.type === "question.resolved");
+  assert.equal(answered.length, 1);
+  assert.deepEqual(answered[0].data.values, { "Which database?": "PostgreSQL", "Anything else?": "no" });
 
   fs.mkdirSync(artifacts, { recursive: true });
   await page.$eval("#conversation", (c) => { c.scrollTop = c.scrollHeight; });  // the diff and the sub-agent in view

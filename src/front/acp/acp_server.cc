@@ -14,6 +14,7 @@
 #include "front/acp/line_reader.h"
 #include "front/acp/outbox.h"
 #include "front/acp/permission.h"
+#include "front/acp/question_request.h"
 #include "front/acp/session_config.h"
 #include "front/acp/tool_calls.h"
 #include "front/acp/updates.h"
@@ -137,6 +138,7 @@ class Server {
   void Pump(std::shared_ptr<AcpSession> s);
   // One event to the client (an update, a permission request, the answer).
   void Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e, CallState& calls);
+  void AskQuestion(const std::shared_ptr<AcpSession>& s, const agent::Event& e);
   void AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Event& e,
                      const CallState& calls);
   void Settle(AcpSession& s, const Json& outcome);
@@ -296,6 +298,7 @@ Result<std::shared_ptr<AcpSession>> Server::Open(const fs::path& cwd, const std:
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;  // the client answers, through us
+  o.questions.ask_front_end = true;    // a single choice is asked; others declined (question_request.h)
   std::shared_ptr<ClientFiles> files;
   if (client_reads_ || client_writes_) {
     ClientCaller caller{
@@ -615,6 +618,29 @@ void Server::AskPermission(const std::shared_ptr<AcpSession>& s, const agent::Ev
   if (call == 0) (void)s->rt->AnswerPermission(request_id, AnswerFromClient(nullptr, "unsent"));
 }
 
+void Server::AskQuestion(const std::shared_ptr<AcpSession>& s, const agent::Event& e) {
+  auto q = agent::QuestionFromJson(e.data);
+  if (!q.ok()) return;
+  q->id = e.data.value("question_id", "");
+  auto params = QuestionPermissionParams(s->id, *q);
+  if (!params) {
+    (void)s->rt->DeclineQuestion(q->id);  // ACP has no way to ask it
+    return;
+  }
+  std::weak_ptr<AcpSession> weak = s;
+  int64_t call = Call("session/request_permission", std::move(*params),
+                      [weak, q = *q](const Json& result, const Json& error) {
+                        auto live = weak.lock();
+                        if (!live) return;
+                        // Too late (timed out, cancelled) is "not_found": nothing to do.
+                        if (auto values = QuestionValuesFromClient(q, result, error))
+                          (void)live->rt->AnswerQuestion(q.id, *values);
+                        else
+                          (void)live->rt->DeclineQuestion(q.id);
+                      });
+  if (call == 0) (void)s->rt->DeclineQuestion(q->id);
+}
+
 int64_t Server::Call(std::string method, Json params,
                      std::function<void(const Json& result, const Json& error)> done) {
   int64_t call;
@@ -663,6 +689,7 @@ void Server::Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e
                      CallState& calls) {
   using agent::EventType;
   if (e.type == EventType::kPermissionRequested) return AskPermission(s, e, calls);
+  if (e.type == EventType::kQuestionRequested) return AskQuestion(s, e);
   if (e.type == EventType::kAgentSettled)
     return Settle(*s, e.data.is_object() ? e.data.value("outcome", Json()) : Json());
   // A sub-agent's own stream stays inside its "agent" tool call.

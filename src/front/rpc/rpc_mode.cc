@@ -21,6 +21,7 @@
 #include "front/rpc/line_reader.h"
 #include "front/rpc/pi_events.h"
 #include "front/rpc/pi_format.h"
+#include "front/rpc/question_dialogs.h"
 
 namespace sepp::front::rpc {
 namespace {
@@ -296,6 +297,13 @@ class RpcServer {
           AskPermission(e);
           continue;
         }
+        if (e.type == agent::EventType::kQuestionRequested) {
+          flush();
+          if (Json dialog = questions_.Open(e); !dialog.is_null()) out_.Response(Line(dialog));
+          continue;
+        }
+        if (e.type == agent::EventType::kQuestionResolved)
+          questions_.Forget(e.data.value("question_id", ""));
         for (const Json& j : mapper_.Map(e)) batch += Line(j);
         if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) {
           flush();
@@ -682,6 +690,14 @@ class RpcServer {
       return ok({{"commands", list}});
     }
     if (type == "extension_ui_response") return AnswerUi(cmd);
+    if (type == "question_response") {  // sepp's: the whole question at once
+      const std::string qid = Str(cmd, "questionId");
+      Status st = cmd.value("decline", false) ? s_.DeclineQuestion(qid)
+                  : cmd.contains("answers")   ? s_.AnswerQuestionStrings(qid, cmd["answers"])
+                                              : s_.AnswerQuestion(qid, cmd.value("values", Json::object()));
+      if (st.ok()) questions_.Forget(qid);  // its dialogs are over
+      return status(st);
+    }
     if (type == "permission_response") {
       agent::PermissionAnswer a;
       if (!agent::ParsePermissionChoice(Str(cmd, "choice"), &a.choice))
@@ -747,6 +763,10 @@ class RpcServer {
   // pi's extension UI answer: no response record of its own.
   void AnswerUi(const Json& cmd) {
     std::string id = Str(cmd, "id");
+    if (questions_.Owns(id)) {
+      if (Json next = questions_.Respond(cmd); !next.is_null()) out_.Response(Line(next));
+      return;
+    }
     agent::PermissionAnswer a;
     a.choice = agent::PermissionChoice::kDeny;
     if (cmd.value("cancelled", false)) {
@@ -778,6 +798,7 @@ class RpcServer {
   RpcOptions o_;
   Output out_;
   PiEventMapper mapper_;
+  QuestionDialogs questions_{s_};
   std::atomic<bool> stop_pump_{false};
   std::mutex first_mu_;
   std::condition_variable first_cv_;

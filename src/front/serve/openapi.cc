@@ -321,6 +321,21 @@ std::string_view OpenApiJson() {
                           "properties": {"reply": {"enum": ["once", "always", "reject"]}}}}}},
         "responses": {"204": {"description": "answered"}, "400": {"$ref": "#/components/responses/Problem"},
                       "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/questions/{question_id}/reply": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"},
+                     {"name": "question_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+      "post": {"operationId": "replyQuestion",
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object",
+                          "description": "answers (sandbox-agent: one array of strings per field, in the order of question.requested's fields) or values (typed, by field name); omitted fields take their defaults",
+                          "properties": {"answers": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+                                         "values": {"type": "object"}}}}}},
+        "responses": {"204": {"description": "answered"}, "400": {"$ref": "#/components/responses/Problem"},
+                      "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/questions/{question_id}/reject": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"},
+                     {"name": "question_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+      "post": {"operationId": "rejectQuestion",
+        "responses": {"204": {"description": "declined"}, "404": {"$ref": "#/components/responses/Problem"}}}},
     "/v1/sessions/{session_id}/terminate": {
       "parameters": [{"$ref": "#/components/parameters/SessionId"}],
       "post": {"operationId": "terminateSession",

@@ -355,6 +355,15 @@ void ServeServer::RouteSessions(const net::HttpServerRequest& req, net::Response
                          "a permission id is 1-128 of the characters A-Z a-z 0-9 . _ : -");
     return answer(sessions_->ReplyPermission(id, seg[4], req.body));
   }
+  if (sub == "questions" && seg.size() == 6 && (seg[5] == "reply" || seg[5] == "reject")) {
+    if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+    if (!IsValidId(seg[4]))
+      return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                         "a question id is 1-128 of the characters A-Z a-z 0-9 . _ : -");
+    if (seg[5] == "reject") return answer(sessions_->RejectQuestion(id, seg[4]));
+    if (!json_body) return needs_json();
+    return answer(sessions_->ReplyQuestion(id, seg[4], req.body));
+  }
   if (sub == "terminate" && seg.size() == 4) {
     if (m != "POST") return MethodNotAllowed(w, cors, "POST");
     return answer(sessions_->Terminate(id));
@@ -380,7 +389,7 @@ void ServeServer::ServeUi(const net::HttpServerRequest& req, net::ResponseWriter
 
 Json ServeServer::AgentInfo(bool with_config) {
   size_t running = hub_->running();
-  Json caps = {{"planMode", false},        {"permissions", true},       {"questions", false},
+  Json caps = {{"planMode", false},        {"permissions", true},       {"questions", true},
                {"toolCalls", true},        {"toolResults", true},       {"textMessages", true},
                {"images", false},          {"fileAttachments", false},  {"sessionLifecycle", true},
                {"errorEvents", true},      {"reasoning", true},         {"status", true},

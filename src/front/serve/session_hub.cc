@@ -280,6 +280,7 @@ Status SessionHub::Wake(ServedSession& s) {
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;
+  o.questions.ask_front_end = true;
   if (options_.agent.add_mcp_servers)  // the folder's configured ones (a creator's mcp is not kept)
     if (auto st = options_.agent.add_mcp_servers({}, &o); !st.ok())
       return Error::Make("session " + s.id + " cannot be resumed: " + st.error().message);
@@ -373,6 +374,7 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   o.branch_entry.clear();
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;  // answered through .../permissions/{pid}/reply
+  o.questions.ask_front_end = true;    // and .../questions/{qid}/reply|reject
   if (options_.agent.add_mcp_servers)
     if (auto st = options_.agent.add_mcp_servers(std::move(given), &o); !st.ok())
       return Problem(400, problem::kInvalidRequest, st.error().message);
@@ -652,6 +654,48 @@ HubAnswer SessionHub::ReplyPermission(const std::string& id, const std::string& 
     return Problem(404, problem::kNotFound,
                    "no pending permission request " + permission_id.substr(0, 128) + " in session " +
                        id + " (" + st.error().message + ")");
+  HubAnswer a;
+  a.status = 204;
+  return a;
+}
+
+HubAnswer SessionHub::ReplyQuestion(const std::string& id, const std::string& question_id,
+                                    std::string_view body) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  auto req = ObjectBody(body);
+  if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
+  const bool strings = req->contains("answers"), typed = req->contains("values");
+  if (strings == typed)
+    return Problem(400, problem::kInvalidRequest,
+                   "send {\"answers\": [[...], ...]} (one array of strings per field) or "
+                   "{\"values\": {\"field\": value}}");
+  if (s->dormant())
+    return Problem(404, problem::kNotFound,
+                   "no pending question " + question_id + " in session " + id +
+                       " (its agent is not running: the server was restarted since)");
+  Status st = strings ? s->rt->AnswerQuestionStrings(question_id, (*req)["answers"])
+                      : s->rt->AnswerQuestion(question_id, (*req)["values"]);
+  if (!st.ok()) {
+    if (st.error().kind == "invalid")
+      return Problem(400, problem::kInvalidRequest,
+                     "the answer does not fit question " + question_id + ": " + st.error().message);
+    return Problem(404, problem::kNotFound, "session " + id + ": " + st.error().message);
+  }
+  HubAnswer a;
+  a.status = 204;
+  return a;
+}
+
+HubAnswer SessionHub::RejectQuestion(const std::string& id, const std::string& question_id) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  if (s->dormant())
+    return Problem(404, problem::kNotFound,
+                   "no pending question " + question_id + " in session " + id +
+                       " (its agent is not running: the server was restarted since)");
+  Status st = s->rt->DeclineQuestion(question_id);
+  if (!st.ok()) return Problem(404, problem::kNotFound, "session " + id + ": " + st.error().message);
   HubAnswer a;
   a.status = 204;
   return a;

@@ -71,6 +71,13 @@ class SessionHub {
   // POST /v1/sessions/{id}/permissions/{pid}/reply {reply: once|always|reject}.
   HubAnswer ReplyPermission(const std::string& id, const std::string& permission_id,
                             std::string_view body);
+  // POST /v1/sessions/{id}/questions/{qid}/reply {answers: string[][]}
+  // (sandbox-agent: one array per field) or {values: {field: value}}
+  // (typed; the schema's defaults fill omitted fields): 204, 400 when the
+  // answer does not fit (the question stays open), 404 when none waits.
+  HubAnswer ReplyQuestion(const std::string& id, const std::string& question_id, std::string_view body);
+  // POST /v1/sessions/{id}/questions/{qid}/reject: declined, 204.
+  HubAnswer RejectQuestion(const std::string& id, const std::string& question_id);
   // POST /v1/sessions/{id}/terminate: aborts and ends it (idempotent).
   HubAnswer Terminate(const std::string& id);
   // Ends every session and joins every thread.

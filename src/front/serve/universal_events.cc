@@ -57,6 +57,52 @@ const char* EndReason(const std::string& sepp_reason) {
   return "completed";  // done, max_turns (the reason stays in metadata)
 }
 
+// question.* in sandbox-agent 0.1's shape ({question_id, prompt, options:
+// string[], status: requested|answered|rejected, response?: string[][]})
+// with sepp's typed fields beside it (fields, values, source).
+Json QuestionData(const agent::Event& e) {
+  const bool asked = e.type == EventType::kQuestionRequested;
+  const Json& q = asked ? e.data : (e.data.is_object() ? e.data.value("question", Json::object()) : Json::object());
+  Json fields = q.is_object() ? q.value("fields", Json::array()) : Json::array();
+  if (!fields.is_array()) fields = Json::array();
+  Json options = Json::array();
+  if (!fields.empty() && fields[0].is_object() && fields[0].contains("options") && fields[0]["options"].is_array())
+    for (const Json& o : fields[0]["options"]) options.push_back(Str(o, "label"));
+  Json data = {{"question_id", Str(e.data, "question_id")},
+               {"prompt", Str(q, "prompt")},
+               {"options", std::move(options)},
+               {"fields", fields},
+               {"source", Str(q, "source")}};
+  if (!e.call_id.empty()) data["call_id"] = e.call_id;
+  if (asked) {
+    data["status"] = "requested";
+    if (e.data.contains("timeout_s")) data["timeout_s"] = e.data["timeout_s"];
+    return data;
+  }
+  Json answer = e.data.is_object() ? e.data.value("answer", Json::object()) : Json::object();
+  const bool answered = Str(answer, "status") == "answered";
+  data["status"] = answered ? "answered" : "rejected";
+  data["metadata"] = answer;
+  if (answered) {
+    Json values = answer.value("values", Json::object());
+    Json response = Json::array();
+    for (const Json& f : fields) {
+      Json one = Json::array();
+      auto v = values.find(Str(f, "name"));
+      if (v != values.end()) {
+        if (v->is_array())
+          for (const Json& x : *v) one.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+        else
+          one.push_back(v->is_string() ? v->get<std::string>() : v->dump());
+      }
+      response.push_back(std::move(one));
+    }
+    data["response"] = std::move(response);
+    data["values"] = std::move(values);
+  }
+  return data;
+}
+
 }  // namespace
 
 const char* UniversalPermissionStatus(const std::string& choice) {
@@ -245,6 +291,10 @@ std::vector<Json> UniversalTranslator::Translate(const agent::Event& e) {
                          false));
       break;
     }
+    case EventType::kQuestionRequested:
+    case EventType::kQuestionResolved:
+      out.push_back(Make(e, agent::ToString(e.type), QuestionData(e), false));
+      break;
     case EventType::kError: {
       Json data = {{"message", e.text}};
       if (!e.kind.empty()) data["code"] = e.kind;

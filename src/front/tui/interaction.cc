@@ -103,6 +103,15 @@ void Interaction::Handle(const InputEvent& e) {
     }
     return;
   }
+  if (question_modal_.open()) {
+    if (auto a = question_modal_.Handle(e)) {
+      Status st = a->declined ? session_.DeclineQuestion(a->question_id)
+                              : session_.AnswerQuestion(a->question_id, a->values);
+      if (!st.ok()) view_.Notice("sepp: " + st.error().message);
+      else view_.Notice(a->declined ? "question declined" : "question answered");
+    }
+    return;
+  }
   if (picker_.open()) {
     picker_.Handle(e);
     return;
@@ -418,6 +427,10 @@ void Interaction::OnEvent(const agent::Event& e) {
     case EventType::kPermissionResolved:
       if (e.data.is_object()) modal_.Drop(e.data.value("request_id", std::string()));
       break;
+    case EventType::kQuestionRequested: OpenQuestion(e.data.value("question_id", std::string())); break;
+    case EventType::kQuestionResolved:
+      if (e.data.is_object()) question_modal_.Drop(e.data.value("question_id", std::string()));
+      break;
     case EventType::kToolStarted:
       if (e.parent_call_id.empty()) {
         running_calls_.push_back(e.call_id);
@@ -461,6 +474,17 @@ void Interaction::OpenPermission(const std::string& request_id) {
   }
 }
 
+void Interaction::OpenQuestion(const std::string& question_id) {
+  if (drain_input_) drain_input_();
+  for (const auto& q : session_.PendingQuestions()) {
+    if (q.question.id == question_id) {
+      completion_.shown = false;
+      question_modal_.Open(q);
+      return;
+    }
+  }
+}
+
 // ---- $EDITOR and the viewer
 
 void Interaction::EditExternally() {
@@ -494,6 +518,7 @@ void Interaction::OpenViewer(const std::string& title, const std::string& text) 
 
 std::vector<Line> Interaction::Panel() const {
   if (modal_.open()) return modal_.Render();
+  if (question_modal_.open()) return question_modal_.Render();
   if (picker_.open()) return picker_.Render();
   std::vector<Line> out;
   if (search_.active) {

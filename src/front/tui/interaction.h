@@ -24,6 +24,7 @@
 #include "front/tui/inline_renderer.h"
 #include "front/tui/key_decoder.h"
 #include "front/tui/permission_modal.h"
+#include "front/tui/question_modal.h"
 #include "front/tui/picker.h"
 #include "front/tui/prompt_history.h"
 #include "front/tui/slash_commands.h"
@@ -87,6 +88,7 @@ class Interaction {
   void CompletePathAtCaret();
   void Accept(size_t index);
   void OpenPermission(const std::string& request_id);
+  void OpenQuestion(const std::string& question_id);
   void EditExternally();
   void OpenViewer(const std::string& title, const std::string& text);
   void ShowSessionTail(size_t messages);
@@ -139,6 +141,7 @@ class Interaction {
   CommandTable commands_;
   FileIndex files_;
   PermissionModal modal_;
+  QuestionModal question_modal_;
   Picker picker_;
   Viewer viewer_;
   Completion completion_;

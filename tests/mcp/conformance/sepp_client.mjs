@@ -22,6 +22,8 @@ if (!sepp) {
 const args = ["mcp", "probe"];
 const env = { ...process.env, BROWSER: "curl -fsS -L -o /dev/null" };
 if (scenario === "tools_call") args.push("--call", "add_numbers", "--args", '{"a":5,"b":3}');
+if (scenario === "elicitation-sep1034-client-defaults")
+  args.push("--call", "test_client_elicitation_defaults", "--elicitation", "defaults");
 if (scenario === "auth/scope-step-up" || scenario === "auth/scope-retry-limit") args.push("--call", "test-tool");
 // The tool whose answer comes on a resumed stream (GET with Last-Event-ID).
 if (scenario === "sse-retry") args.push("--call", "test_reconnection");

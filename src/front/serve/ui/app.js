@@ -123,7 +123,7 @@
   // Which filter box an event type belongs to.
   function kindOf(type, item) {
     if (type.startsWith("sepp.")) return "sepp";
-    if (type.startsWith("permission.")) return "permission";
+    if (type.startsWith("permission.") || type.startsWith("question.")) return "permission";
     if (type === "error") return "message";
     if (type.startsWith("item.")) return item && item.kind && item.kind.startsWith("tool") ? "tool" : "message";
     return "lifecycle";
@@ -155,6 +155,7 @@
       this.items = new Map();  // item_id -> {card, kind, role, text, body, result}
       this.agents = new Map(); // child_session_id -> {parentCall, parentAgent, node}
       this.permissions = new Map();
+      this.questions = new Map();
       this.abort = new AbortController();
       this.ended = false;
       this.pending = new Set();  // message items whose Markdown is to be redrawn
@@ -219,6 +220,8 @@
         case "item.completed": this.itemCompleted(d.item, agent, e); break;
         case "permission.requested": this.permissionRequested(d, agent, e); break;
         case "permission.resolved": this.permissionResolved(d); break;
+        case "question.requested": this.questionRequested(d, agent); break;
+        case "question.resolved": this.questionResolved(d); break;
         case "error": {
           const c = this.card("message", agent, "error");
           c.append(el("div", "label", "error" + (d.code ? " · " + d.code : "")), el("div", "text", d.message || ""));
@@ -403,6 +406,118 @@
       if (buttons) buttons.remove();
       const by = d.metadata && d.metadata.source ? " (" + d.metadata.source + ")" : "";
       c.append(el("div", "badge", "answered: " + d.status + by));
+    }
+
+    // A question to the user (the model's question tool, an MCP server's
+    // elicitation) as a small form: one input per field, by its kind.
+    questionRequested(d, agent) {
+      const c = this.card("permission", agent, "pending");
+      c.classList.add("question");
+      c.dataset.question = d.question_id;
+      c.append(el("div", "label", "question" + (d.source && d.source.startsWith("mcp:") ? " · MCP " + d.source.slice(4) : "")));
+      c.append(el("div", "text", d.prompt || ""));
+      const form = el("form", "question-form");
+      const inputs = [];
+      (d.fields || []).forEach((f, i) => {
+        const box = el("fieldset", "field");
+        box.dataset.field = f.name;
+        const title = f.title || f.name;
+        box.append(el("legend", "", title + (f.description && f.description !== title && f.description !== d.prompt ? ": " + f.description : "")));
+        const name = "q-" + d.question_id + "-" + i;
+        const read = [];
+        if (f.kind === "choice") {
+          for (const o of f.options || []) {
+            const label = el("label", "option");
+            const input = document.createElement("input");
+            input.type = f.multiple ? "checkbox" : "radio";
+            input.name = name;
+            input.value = o.label;
+            if (f.default === o.label || (Array.isArray(f.default) && f.default.includes(o.label))) input.checked = true;
+            label.append(input, document.createTextNode(" " + o.label + (o.description ? " — " + o.description : "")));
+            box.append(label);
+          }
+          let other = null;
+          if (f.allow_other) {
+            other = document.createElement("input");
+            other.type = "text";
+            other.className = "other";
+            other.placeholder = "or your own answer";
+            box.append(other);
+          }
+          read.push(() => {
+            const picked = [...box.querySelectorAll("input[name='" + name + "']:checked")].map((x) => x.value);
+            if (other && other.value) picked.push(other.value);
+            if (f.multiple) return picked.length ? picked : undefined;
+            return picked.length ? picked[picked.length - 1] : undefined;
+          });
+        } else if (f.kind === "boolean") {
+          const input = document.createElement("input");
+          input.type = "checkbox";
+          input.checked = f.default === true;
+          const label = el("label", "option");
+          label.append(input, document.createTextNode(" yes"));
+          box.append(label);
+          read.push(() => input.checked);
+        } else {
+          const input = document.createElement("input");
+          input.type = f.kind === "text" ? "text" : "number";
+          if (f.kind === "integer") input.step = "1";
+          if (f.default !== undefined) input.placeholder = String(f.default);
+          box.append(input);
+          read.push(() => {
+            if (input.value === "") return undefined;  // the default
+            return f.kind === "text" ? input.value : Number(input.value);
+          });
+        }
+        inputs.push([f.name, read[0]]);
+        form.append(box);
+      });
+      const buttons = el("div", "buttons");
+      const answer = el("button", "allow", "answer");
+      answer.type = "submit";
+      answer.dataset.answer = "reply";
+      const decline = el("button", "reject", "decline");
+      decline.type = "button";
+      decline.dataset.answer = "reject";
+      buttons.append(answer, decline);
+      form.append(buttons);
+      form.addEventListener("submit", (ev) => {
+        ev.preventDefault();
+        const values = {};
+        for (const [n, read] of inputs) {
+          const v = read();
+          if (v !== undefined) values[n] = v;
+        }
+        this.answerQuestion(d.question_id, "reply", { values }, c);
+      });
+      decline.addEventListener("click", () => this.answerQuestion(d.question_id, "reject", undefined, c));
+      c.append(form);
+      this.questions.set(d.question_id, c);
+    }
+
+    async answerQuestion(qid, how, body, card) {
+      for (const b of card.querySelectorAll("button")) b.disabled = true;
+      const old = card.querySelector(".badge.failed");
+      if (old) old.remove();
+      try {
+        await api("POST", "/v1/sessions/" + encodeURIComponent(this.id) + "/questions/" +
+                  encodeURIComponent(qid) + "/" + how, body);
+      } catch (e) {
+        for (const b of card.querySelectorAll("button")) b.disabled = false;
+        card.append(el("div", "badge failed", "the answer was not taken: " + e.message));
+      }
+    }
+
+    questionResolved(d) {
+      const c = this.questions.get(d.question_id);
+      if (!c) return;
+      c.classList.remove("pending");
+      c.classList.add("resolved", d.status === "answered" ? "accepted" : "rejected");
+      const form = c.querySelector(".question-form");
+      if (form) form.remove();
+      const meta = d.metadata || {};
+      const shown = d.status === "answered" ? "answered: " + JSON.stringify(d.values || {}) : (meta.status || "declined") + (meta.source ? " (" + meta.source + ")" : "");
+      c.append(el("div", "badge", shown));
     }
 
     // The raw event list.
