@@ -106,7 +106,7 @@ TEST(TuiText, WrapKeepsStylesAndEveryRowFits) {
   EXPECT_TRUE(rows[0].spans[0].style.bold);
   std::string out;
   AppendEncoded(rows[0], &out);
-  EXPECT_EQ(out, "\x1b[1mbold\x1b[0m");
+  EXPECT_EQ(out, "\x1b[1mbold\x1b[m");
 }
 
 }  // namespace
