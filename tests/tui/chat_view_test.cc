@@ -74,6 +74,61 @@ TEST(TuiChatView, AStreamedAnswerReachesTheScrollbackOnceLineByLine) {
               static_cast<unsigned long long>(h.renderer.stats().frames));
 }
 
+// The Markdown answer of bench_tui: headings, emphasis, inline code, links,
+// lists, a highlighted code block and a table, block after block.
+std::string Markdown12K() {
+  std::string answer;
+  for (int i = 0; answer.size() < 12 * 1024; ++i) {
+    answer += "## Step " + std::to_string(i) + "\n\nA paragraph with **bold**, `code` and a [link](https://example.com/" +
+              std::to_string(i) + ") that runs on\nfor a second line of the paragraph.\n\n- an item\n- another item\n\n"
+              "```python\ndef step_" + std::to_string(i) + "(x):\n    return x * 2  # doubled\n```\n\n"
+              "| key | value |\n|-----|------:|\n| a | " + std::to_string(i) + " |\n\n";
+  }
+  return answer;
+}
+
+// What a streamed Markdown answer leaves in the terminal, cell by cell with
+// attributes and colours, scrollback and screen, is what the same answer
+// arriving as one piece leaves: the renderer's savings (rows rewritten from
+// their changed tail, commits in place, SGR only where the style changes)
+// change the bytes, never the picture. (libvterm keeps no "dim" attribute;
+// the SGR parameters themselves are the same code for both.)
+TEST(TuiChatView, AStreamedMarkdownAnswerLeavesTheSameCellsAsOnePiece) {
+  std::string answer = Markdown12K();
+  auto run = [&](size_t piece, bool sync, uint64_t* bytes) {
+    Harness h;
+    h.renderer.set_synchronized_output(sync);
+    h.Send(Ev(EventType::kAgentStarted));
+    h.Send(Ev(EventType::kUserMessage, "write me a long answer"));
+    uint64_t before = h.renderer.stats().bytes;
+    for (size_t i = 0; i < answer.size(); i += piece) h.Send(Ev(EventType::kMessageDelta, answer.substr(i, piece)));
+    h.Send(Ev(EventType::kTurnFinished));
+    h.Send(Ev(EventType::kAgentSettled));
+    *bytes = h.renderer.stats().bytes - before;
+    EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
+    EXPECT_EQ(h.term.written().find("\x1b[3J"), std::string::npos);
+    return h.term.StyledTranscript();
+  };
+  uint64_t whole_bytes = 0, streamed_bytes = 0, synced_bytes = 0;
+  auto whole = run(answer.size(), false, &whole_bytes);
+  auto streamed = run(7, false, &streamed_bytes);
+  auto synced = run(7, true, &synced_bytes);
+  ASSERT_GT(whole.size(), 800u) << "the answer went to the scrollback";
+  ASSERT_EQ(streamed.size(), whole.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    ASSERT_EQ(streamed[i], whole[i]) << "row " << i << " of scrollback + screen";
+    ASSERT_EQ(synced[i], whole[i]) << "row " << i << " of scrollback + screen (DEC 2026)";
+  }
+  // Bold, italic, underlined (links) and coloured cells are there to compare.
+  std::string all;
+  for (const auto& row : whole) all += row;
+  EXPECT_NE(all.find("b:i"), std::string::npos);
+  EXPECT_NE(all.find("u1:"), std::string::npos);
+  std::printf("12 KB Markdown: %llu bytes as one piece, %llu in 7-byte deltas (%llu with DEC 2026)\n",
+              static_cast<unsigned long long>(whole_bytes), static_cast<unsigned long long>(streamed_bytes),
+              static_cast<unsigned long long>(synced_bytes));
+}
+
 TEST(TuiChatView, AToolCallShowsItsTailWhileRunningAndItsResultWhenDone) {
   Harness h;
   h.Send(Ev(EventType::kAgentStarted));

@@ -106,7 +106,26 @@ TEST(TuiText, WrapKeepsStylesAndEveryRowFits) {
   EXPECT_TRUE(rows[0].spans[0].style.bold);
   std::string out;
   AppendEncoded(rows[0], &out);
-  EXPECT_EQ(out, "\x1b[1mbold\x1b[0m");
+  EXPECT_EQ(out, "\x1b[1mbold\x1b[m");
+}
+
+// SGR only where the style changes, one sequence for a reset and a new style,
+// and a link open across the spans it covers; the row ends in the default
+// rendition with no link open (the next write starts from a known state).
+TEST(TuiText, EncodingChangesTheRenditionOnlyBetweenStyles) {
+  Style dim, bold;
+  dim.dim = true;
+  bold.bold = true;
+  Line line;
+  line.spans = {{"a", Style{}, ""}, {"b", dim, "https://x.test/"}, {"c", bold, "https://x.test/"},
+                {"d", bold, ""}, {"e", Style{}, ""}};
+  std::string out;
+  AppendEncoded(line, &out);
+  EXPECT_EQ(out, "a\x1b]8;;https://x.test/\x1b\\\x1b[2mb\x1b[0;1mc\x1b]8;;\x1b\\d\x1b[me");
+  out.clear();
+  line.spans = {{"x", bold, "https://x.test/"}};
+  AppendEncoded(line, &out);
+  EXPECT_EQ(out, "\x1b]8;;https://x.test/\x1b\\\x1b[1mx\x1b[m\x1b]8;;\x1b\\");
 }
 
 }  // namespace

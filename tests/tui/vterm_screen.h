@@ -47,6 +47,21 @@ class VtermScreen {
     }
     return CellsText(cells.data(), cols_);
   }
+  // A row cell by cell with what each cell shows: its characters, width,
+  // attributes and colours (for comparing two screens exactly).
+  std::string StyledRow(int row) const {
+    std::vector<VTermScreenCell> cells(static_cast<size_t>(cols_));
+    for (int col = 0; col < cols_; ++col) {
+      vterm_screen_get_cell(screen_, VTermPos{row, col}, &cells[static_cast<size_t>(col)]);
+    }
+    return CellsStyled(cells.data(), cols_);
+  }
+  // Scrollback (styled, oldest first) then the screen's styled rows.
+  std::vector<std::string> StyledTranscript() const {
+    std::vector<std::string> out = styled_scrollback_;
+    for (int r = 0; r < rows_; ++r) out.push_back(StyledRow(r));
+    return out;
+  }
   std::vector<std::string> ScreenRows() const {
     std::vector<std::string> out;
     for (int r = 0; r < rows_; ++r) out.push_back(Row(r));
@@ -87,9 +102,30 @@ class VtermScreen {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     return text;
   }
+  static std::string CellsStyled(const VTermScreenCell* cells, int cols) {
+    std::string out;
+    auto colour = [&](const VTermColor& c) {
+      if (VTERM_COLOR_IS_DEFAULT_FG(&c) || VTERM_COLOR_IS_DEFAULT_BG(&c)) out += "d";
+      else if (VTERM_COLOR_IS_INDEXED(&c)) out += "i" + std::to_string(c.indexed.idx);
+      else out += "r" + std::to_string(c.rgb.red) + "." + std::to_string(c.rgb.green) + "." + std::to_string(c.rgb.blue);
+    };
+    for (int col = 0; col < cols; ++col) {
+      const VTermScreenCell& c = cells[col];
+      for (int i = 0; i < VTERM_MAX_CHARS_PER_CELL && c.chars[i]; ++i) sepp::AppendUtf8(c.chars[i], &out);
+      out += "{" + std::to_string(c.width) + (c.attrs.bold ? "b" : "") + (c.attrs.italic ? "i" : "") +
+             (c.attrs.underline ? "u" + std::to_string(c.attrs.underline) : "") + (c.attrs.reverse ? "r" : "") +
+             (c.attrs.strike ? "s" : "") + (c.attrs.blink ? "k" : "") + ":";
+      colour(c.fg);
+      out += "/";
+      colour(c.bg);
+      out += "}";
+    }
+    return out;
+  }
   static int PushLine(int cols, const VTermScreenCell* cells, void* user) {
     auto* self = static_cast<VtermScreen*>(user);
     self->scrollback_.push_back(CellsText(cells, cols));
+    self->styled_scrollback_.push_back(CellsStyled(cells, cols));
     return 1;
   }
 
@@ -99,6 +135,7 @@ class VtermScreen {
   VTermScreen* screen_ = nullptr;
   VTermScreenCallbacks callbacks_{};
   std::vector<std::string> scrollback_;
+  std::vector<std::string> styled_scrollback_;
   std::string written_;
 };
 

@@ -21,7 +21,14 @@ void CursorUp(size_t n, std::string* out) {
   else if (n > 1) *out += "\x1b[" + std::to_string(n) + "A";
 }
 void CursorDown(size_t n, std::string* out) {
-  if (n > 0) *out += "\x1b[" + std::to_string(n) + "B";
+  if (n == 1) *out += "\x1b[B";
+  else if (n > 1) *out += "\x1b[" + std::to_string(n) + "B";
+}
+// Insert or delete n lines (CSI L / CSI M); a count of 1 is the default.
+void LineOp(size_t n, char op, std::string* out) {
+  *out += "\x1b[";
+  if (n > 1) *out += std::to_string(n);
+  *out += op;
 }
 
 // What now shares with old from the start: its width in columns, now's
@@ -223,7 +230,7 @@ std::string InlineRenderer::Frame() {
     cur += m;
     existing += m;
     go_row(0);
-    out += "\x1b[" + std::to_string(m) + "L";
+    LineOp(m, 'L', &out);
     for (size_t i = 0; i < m; ++i) {
       move_to(i);
       AppendEncoded(pending_commits_[i], &out);
@@ -268,13 +275,13 @@ std::string InlineRenderer::Frame() {
       cur += m;
       existing += m;
       go_row(at);
-      out += "\x1b[" + std::to_string(m) + "L";
+      LineOp(m, 'L', &out);
       drawn_rows_.insert(drawn_rows_.begin() + static_cast<std::ptrdiff_t>(at), m, Line{});
     } else if (same_tail > 0 && rows.size() < drawn_rows_.size()) {
       size_t m = drawn_rows_.size() - rows.size();
       size_t at = drawn_rows_.size() - same_tail - m;
       go_row(at);
-      out += "\x1b[" + std::to_string(m) + "M";
+      LineOp(m, 'M', &out);
       auto first = drawn_rows_.begin() + static_cast<std::ptrdiff_t>(at);
       drawn_rows_.erase(first, first + static_cast<std::ptrdiff_t>(m));
       existing -= m;
@@ -304,9 +311,13 @@ std::string InlineRenderer::Frame() {
   } else if (caret_.visible && !rows.empty()) {
     size_t target = std::min(caret_row, rows.size() - 1);
     if (target < cur) CursorUp(cur - target, &out);
-    if (target > cur) CursorDown(target - cur, &out);
+    // Every live row is on screen now, so a line feed down to the caret's
+    // row cannot scroll (one byte a row, against three or four of CSI B).
+    if (target > cur && target - cur <= 3) out.append(target - cur, '\n');
+    else if (target > cur) CursorDown(target - cur, &out);
     cur = target;
-    out += "\x1b[" + std::to_string(caret_col + 1) + "G";
+    if (caret_col == 0) out += '\r';
+    else out += "\x1b[" + std::to_string(caret_col + 1) + "G";
   }
   bool show = caret_.visible && !rows.empty();
   if (show != cursor_visible_) {

@@ -85,8 +85,8 @@ std::vector<Line> LinesFromText(std::string_view raw, Style style = {});
 // starts, which maps a caret to its row.
 std::vector<Line> Wrap(const Line& line, int width, std::vector<int>* row_starts = nullptr);
 
-// The bytes that draw a row: SGR for styled spans, reset after each; OSC 8
-// around linked spans.
+// The bytes that draw a row: SGR where the style changes (the row ends in
+// the default rendition); OSC 8 around each run of spans with one link.
 void AppendEncoded(const Line& line, std::string* out);
 
 template <typename Fn>
