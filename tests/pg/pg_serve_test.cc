@@ -107,6 +107,7 @@ int PgServe::counter_ = 0;
 
 #include "session/pg_conn.h"
 #include "session/pg_url.h"
+#include "session/store.h"
 
 namespace sepp::servetest {
 namespace {
@@ -177,6 +178,49 @@ TEST_F(PgServe, TwoServersShareSessionsEventsAndLiveStreams) {
   auto misdirected = Post(*b_, "/v1/sessions/shared/messages", {{"message", "x"}});
   EXPECT_EQ(misdirected.head.status, 409);
   EXPECT_NE(misdirected.body.find("not run by this server"), std::string::npos);
+}
+
+// The agent's session tree goes to PostgreSQL with the events: another
+// server reads it there, and nothing goes to the server's own $SEPP_HOME.
+TEST_F(PgServe, TheSessionTreeLivesInPostgresForEveryServer) {
+  fake_.SetScript({{"responses", {{{"text", "Tree answer."}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/tree", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Post(*a_, "/v1/sessions/tree/messages", {{"message", "grow a tree"}}).head.status, 204);
+  ASSERT_GE(ReadUntil(*a_, "tree", 0, "sepp.agent.settled").events.size(), 6u);
+  auto listed = ParseJson(Get(*b_, "/v1/sessions").body);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ((*listed)["sessions"].size(), 1u);
+  std::string native = (*listed)["sessions"][0]["nativeSessionId"];
+  ASSERT_FALSE(native.empty());
+
+  auto store = session::OpenUrlStore(url());
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto trees = (*store)->List(cwd());
+  ASSERT_TRUE(trees.ok()) << trees.error().message;
+  ASSERT_EQ(trees->size(), 1u);
+  EXPECT_EQ((*trees)[0].id, native);
+  EXPECT_EQ((*trees)[0].first_prompt, "grow a tree");
+  auto tree = (*store)->Open(native, session::OpenMode::kReadOnly);
+  ASSERT_TRUE(tree.ok()) << tree.error().message;
+  std::vector<std::string> texts;
+  for (const auto* e : (*tree)->Path())
+    if (e->type == "message")
+      texts.push_back(e->data["message"]["content"][0].value("text", ""));
+  EXPECT_EQ(texts, (std::vector<std::string>{"grow a tree", "Tree answer."}));
+  // A holds the writer's lock while it runs the session: no one else writes.
+  auto second = (*store)->Open(native, session::OpenMode::kAppend);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().kind, "locked");
+  std::error_code ec;
+  EXPECT_FALSE(fs::exists(root_ / "a" / "sessions" / "sessions.db", ec));
+  size_t local_files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root_ / "a", ec))
+    if (e.path().extension() == ".jsonl") ++local_files;
+  EXPECT_EQ(local_files, 0u) << "no session file in A's own home";
+  // A gone, its lock goes with it.
+  a_.reset();
+  auto now = (*store)->Open(native, session::OpenMode::kAppend);
+  EXPECT_TRUE(now.ok()) << now.error().message;
 }
 
 TEST_F(PgServe, ARestartOfPostgresMidPromptLosesAndDoublesNothing) {
