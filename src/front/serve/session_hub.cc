@@ -223,12 +223,12 @@ std::string MetaStream(const std::string& id) { return "session-meta/" + id; }
 std::string EventStream(const std::string& id) { return "session/" + id; }
 }  // namespace
 
-std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id) {
-  // Only a log this server has to itself: on a shared store (PostgreSQL)
-  // another server may run the session now, and two servers must never run
-  // one session; there its events are read through StoredRecord and
-  // StreamStored instead, and it is not resumed.
-  if (!options_.log || options_.log->kind() != "sqlite") return nullptr;
+std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id, bool take_over) {
+  // On its own only a log this server has to itself: on a shared store
+  // (PostgreSQL) another server may run the session now, and two servers
+  // must never run one session; there its events are read through
+  // StoredRecord and StreamStored instead, until TakeOver wins its lock.
+  if (!options_.log || (options_.log->kind() != "sqlite" && !take_over)) return nullptr;
   std::lock_guard revive(revive_mu_);  // one reader of the log per id at a time
   {
     std::lock_guard lock(mu_);
@@ -261,6 +261,26 @@ std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id) {
   s->title = first->value("title", "");
   s->created_ms = first->value("createdAtMs", int64_t{0});
   s->Load(std::move(lines), terminated);
+  if (take_over) return s;  // kept only once woken
+  std::lock_guard lock(mu_);
+  return sessions_.emplace(id, s).first->second;
+}
+
+std::shared_ptr<ServedSession> SessionHub::TakeOver(const std::string& id) {
+  if (!options_.log || options_.log->kind() == "sqlite") return nullptr;
+  std::lock_guard one(take_over_mu_);  // two requests of this server: one takes it
+  if (auto here = Live(id)) return here;
+  auto s = Revive(id, true);
+  if (!s) return nullptr;
+  if (!s->ended()) {  // a terminated one is kept as it is: its messages get 409 ended
+    Status woke = Wake(*s);
+    if (!woke.ok()) {
+      if (woke.error().kind != "locked")
+        log::Warn("sepp serve: session " + id + " could not be taken over: " +
+                  woke.error().message);
+      return nullptr;
+    }
+  }
   std::lock_guard lock(mu_);
   return sessions_.emplace(id, s).first->second;
 }
@@ -279,7 +299,9 @@ Status SessionHub::Wake(ServedSession& s) {
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;
   auto rt = runtime::AgentSession::Open(std::move(o));
-  if (!rt.ok()) return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message);
+  if (!rt.ok())
+    return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message,
+                       rt.error().kind);
   std::lock_guard lock(mu_);
   if (shut_down_) {
     (*rt)->Close();
@@ -457,6 +479,7 @@ HubAnswer SessionHub::StoredRecord(const std::string& id) {
 
 HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) {
   auto s = Find(id);
+  if (!s) s = TakeOver(id);
   if (!s) {
     HubAnswer known = StoredRecord(id);
     if (known.status == 200)
