@@ -381,6 +381,9 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   o.fork_entry.clear();
   o.permissions.ask_front_end = true;  // answered through .../permissions/{pid}/reply
   auto rt = runtime::AgentSession::Open(std::move(o));
+  if (!rt.ok() && rt.error().kind == "unavailable")  // the tree's store (PostgreSQL) is away
+    return Problem(503, problem::kStoreUnavailable,
+                   "the session could not be stored: " + rt.error().message);
   if (!rt.ok())
     return Problem(500, problem::kStreamError, "the agent could not start: " + rt.error().message);
   auto s = std::make_shared<ServedSession>(id, options_.log);
@@ -499,7 +502,11 @@ HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) 
   if (req->contains("attachments"))
     return Problem(400, problem::kInvalidRequest, "attachments are not supported; leave them out");
   if (s->ended()) return Problem(409, problem::kSessionEnded, "session " + id + " has ended");
-  if (Status woke = Wake(*s); !woke.ok()) return Problem(500, problem::kStreamError, woke.error().message);
+  if (Status woke = Wake(*s); !woke.ok())
+    return Problem(woke.error().kind == "unavailable" ? 503 : 500,
+                   woke.error().kind == "unavailable" ? problem::kStoreUnavailable
+                                                      : problem::kStreamError,
+                   woke.error().message);
   // Busy: the message waits for the running prompt (a follow-up).
   Status st = s->rt->Prompt(**message);
   if (!st.ok() && st.error().kind == "busy") st = s->rt->FollowUp(**message);
