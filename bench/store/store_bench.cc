@@ -6,6 +6,10 @@
 //            SQLite has no second server, so there it is another thread of
 //            the same one
 //   replay   Read of 100,000 events from offset 0, in pages of 1,000
+// and the session tree store (session/store.h), SQLite and PostgreSQL:
+//   tree append  latency of one Session::AppendMessage (~500 bytes), p50/p99
+//   tree load    Store::Open of a 10,000-entry session (every entry read
+//                and indexed; the payloads parse lazily)
 // PostgreSQL runs in a throwaway cluster with its defaults (fsync and
 // synchronous_commit on), on a unix socket. Usage: bench_store [events]
 #include <unistd.h>
@@ -21,6 +25,7 @@
 
 #include "pg/pg_cluster.h"
 #include "session/event_log.h"
+#include "session/store.h"
 
 using namespace sepp;
 using Clock = std::chrono::steady_clock;
@@ -108,6 +113,51 @@ Row Measure(const std::string& name, session::EventLog& a, session::EventLog& b,
   return row;
 }
 
+struct TreeRow {
+  std::string store;
+  double p50 = 0, p99 = 0, load_ms = 0;
+};
+
+TreeRow MeasureTree(const std::string& name, session::Store& store) {
+  TreeRow row;
+  row.store = name;
+  const Json message = {{"role", "assistant"},
+                        {"content", {{{"type", "text"}, {"text", std::string(400, 'w')}}}}};
+  auto s = store.Create({"/bench/tree", "anthropic", "m", ""});
+  if (!s.ok()) std::abort();
+  std::vector<double> lat;
+  for (int i = 0; i < 1000; ++i) {
+    auto t = Clock::now();
+    if (!(*s)->AppendMessage(message).ok()) std::abort();
+    lat.push_back(Ms(Clock::now() - t));
+  }
+  row.p50 = Percentile(lat, 0.5);
+  row.p99 = Percentile(lat, 0.99);
+  s->reset();
+  // A 10k-entry session, imported in one transaction, then opened.
+  session::SessionHeader h = session::NewHeader({"/bench/tree", "anthropic", "m", ""});
+  std::vector<session::Entry> entries;
+  std::string parent;
+  for (int i = 0; i < 10000; ++i) {
+    session::Entry e;
+    e.type = "message";
+    e.id = "e" + std::to_string(i);
+    e.parent_id = parent;
+    e.timestamp = h.created;
+    e.set_data({{"type", "message"}, {"id", e.id},
+                {"parentId", parent.empty() ? Json() : Json(parent)}, {"timestamp", h.created},
+                {"message", message}});
+    parent = e.id;
+    entries.push_back(std::move(e));
+  }
+  if (!store.Import(h, entries).ok()) std::abort();
+  auto t = Clock::now();
+  auto opened = store.Open(h.id, session::OpenMode::kReadOnly);
+  row.load_ms = Ms(Clock::now() - t);
+  if (!opened.ok() || (*opened)->size() != 10000) std::abort();
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,10 +165,14 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   char tmpl[] = "/tmp/sepp-store-bench-XXXXXX";
   std::filesystem::path root = mkdtemp(tmpl);
+  std::vector<TreeRow> trees;
   {
     auto log = session::OpenEventLog("sqlite", root);
     if (!log.ok()) return std::fprintf(stderr, "%s\n", log.error().message.c_str()), 1;
     rows.push_back(Measure("sqlite (WAL, synchronous=NORMAL)", **log, **log, replay_n));
+    auto store = session::OpenStore(session::StoreKind::kSqlite, root / "tree");
+    if (!store.ok()) return std::fprintf(stderr, "%s\n", store.error().message.c_str()), 1;
+    trees.push_back(MeasureTree("sqlite (WAL, synchronous=NORMAL)", **store));
   }
   std::filesystem::remove_all(root);
   if (std::string m = pgtest::PgCluster::MissingBinaries(); !m.empty()) {
@@ -140,6 +194,9 @@ int main(int argc, char** argv) {
       auto b = session::OpenEventLog(cluster.socket_url(), "/nonexistent");
       if (!a.ok() || !b.ok()) return std::fprintf(stderr, "could not open the PostgreSQL log\n"), 1;
       rows.push_back(Measure(setting.name, **a, **b, setting.replay ? replay_n : 0));
+      auto store = session::OpenUrlStore(cluster.socket_url());
+      if (!store.ok()) return std::fprintf(stderr, "%s\n", store.error().message.c_str()), 1;
+      trees.push_back(MeasureTree(setting.name, **store));
     }
   }
   std::printf("%-46s %9s %9s %10s %10s %10s %12s\n", "store", "append50", "append99", "events/s",
@@ -150,5 +207,9 @@ int main(int argc, char** argv) {
                 r.replay_ms > 0 ? (std::to_string(static_cast<int>(r.replay_ms)) + "ms/" +
                                    std::to_string(replay_n / 1000) + "k").c_str()
                                 : "-");
+  std::printf("\n%-46s %11s %11s %14s\n", "session tree store", "append50", "append99",
+              "load 10k");
+  for (const TreeRow& r : trees)
+    std::printf("%-46s %9.3fms %9.3fms %12.1fms\n", r.store.c_str(), r.p50, r.p99, r.load_ms);
   return 0;
 }

@@ -189,6 +189,17 @@ int RunServeCommand(int argc, char** argv) {
     }
     opened = std::move(log).value();
   }
+  // With PostgreSQL the agents' session trees live there too, so every
+  // server on the database reads them; else in the settings' store.
+  std::shared_ptr<session::Store> tree_store;
+  if ((*log)->kind() == "postgres") {
+    auto opened = session::OpenUrlStore(store);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "sepp serve: %s\n", opened.error().message.c_str());
+      return 1;
+    }
+    tree_store = std::move(*opened);
+  }
 
   front::serve::ServeOptions o;
   o.host = host;
@@ -240,8 +251,10 @@ int RunServeCommand(int argc, char** argv) {
     if (unconfined) p.enabled = false;
     return p;
   };
-  a.list_sessions = [](const std::optional<std::string>& cwd)
+  a.base.store = tree_store;
+  a.list_sessions = [tree_store](const std::optional<std::string>& cwd)
       -> Result<std::vector<session::SessionSummary>> {
+    if (tree_store) return tree_store->List(cwd);
     auto settings = runtime::LoadSettings(cwd ? fs::path(*cwd) : fs::current_path());
     if (!settings.ok()) return settings.error();
     auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());

@@ -772,6 +772,7 @@ struct AgentSession::Impl {
     r.cwd = opts.cwd;
     r.provider = provider_name;
     r.model = agent ? agent->model() : opts.model;
+    r.store = opts.store;
     return r;
   }
 };
@@ -804,7 +805,7 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
     if ((!o.branch_entry.empty() || !o.fork_entry.empty()) && !o.continue_latest && o.resume.empty())
       return Error::Make("--branch and --fork need the session: add -c or -r ID", "usage");
     SessionRequest req{o.cwd, s.provider_name, model, o.continue_latest, o.resume,
-                       o.branch_entry, o.fork_entry};
+                       o.branch_entry, o.fork_entry, o.store};
     if (auto st = s.OpenBinding(req); !st.ok()) return st.error();
   } else if (o.continue_latest || !o.resume.empty()) {
     return Error::Make("-c/-r cannot be combined with --no-session", "usage");

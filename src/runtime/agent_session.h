@@ -45,6 +45,10 @@
 #include "tools/file_access.h"
 #include "tools/tool.h"
 
+namespace sepp::session {
+class Store;
+}  // namespace sepp::session
+
 namespace sepp::runtime {
 
 // pi's thinking levels; each maps to a token budget (ThinkingBudget()).
@@ -109,6 +113,9 @@ struct SessionOptions {
   std::string resume;        // id, unique prefix, or a session file path
   std::string branch_entry;  // with continue/resume
   std::string fork_entry;    // with continue/resume
+  // Where the session tree lives; null: the store the settings name. `sepp
+  // serve --store postgres://…` shares its PostgreSQL store (thread-safe).
+  std::shared_ptr<session::Store> store;
 
   // Limits and model parameters.
   int max_turns = 100;

@@ -23,7 +23,7 @@ std::string IdFromPathOrId(const std::string& s) {
 }  // namespace
 
 struct SessionBinding::Impl {
-  std::unique_ptr<session::Store> store;
+  std::shared_ptr<session::Store> store;
   std::unique_ptr<session::Session> session;
   SessionRequest request;
   // Sub-agents open sessions and record denials from tool threads; front
@@ -36,12 +36,16 @@ SessionBinding::SessionBinding() : impl_(std::make_unique<Impl>()) {}
 SessionBinding::~SessionBinding() = default;
 
 Status SessionBinding::Open(const SessionRequest& request) {
-  auto settings = LoadSettings(request.cwd);
-  if (!settings.ok()) return settings.error();
-  for (const auto& w : settings->warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
-  auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
-  if (!store.ok()) return store.error();
-  impl_->store = std::move(store).value();
+  if (request.store) {
+    impl_->store = request.store;
+  } else {
+    auto settings = LoadSettings(request.cwd);
+    if (!settings.ok()) return settings.error();
+    for (const auto& w : settings->warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
+    auto store = session::OpenStore(settings->session_store, session::DefaultSessionsRoot());
+    if (!store.ok()) return store.error();
+    impl_->store = std::move(store).value();
+  }
   impl_->request = request;
 
   std::string id = IdFromPathOrId(request.resume_id);

@@ -18,6 +18,10 @@
 #include "llm/message.h"
 #include "sandbox/denial.h"
 
+namespace sepp::session {
+class Store;
+}  // namespace sepp::session
+
 namespace sepp::runtime {
 
 struct SessionRequest {
@@ -29,6 +33,8 @@ struct SessionRequest {
   // With -c/-r: go on from this earlier entry instead of the leaf.
   std::string branch_entry;  // as a new branch of the same session
   std::string fork_entry;    // as a new session (a copy of the path to it)
+  // The store to use (shared, thread-safe); null: the one the settings name.
+  std::shared_ptr<session::Store> store;
 };
 
 class SessionBinding {

@@ -5,6 +5,8 @@
 //      sepp_events(stream, seq, time_ms, data, PRIMARY KEY(stream, seq))
 //      sepp_append(stream, seq or NULL, time_ms, data) -> seq
 //   2  sepp_served_sessions(id PRIMARY KEY, created_ms, record)
+//   3  sepp_tree_sessions, sepp_tree_entries: the agents' session trees
+//      (pg_store.cc)
 //
 // An append is one call of sepp_append, one round trip and one transaction:
 // it locks the stream's counter row (a second writer waits for the first to
@@ -71,6 +73,17 @@ END $$;
 CREATE TABLE sepp_served_sessions(id text PRIMARY KEY, created_ms bigint NOT NULL,
                                   record text NOT NULL);
 )sql"},
+    {3, R"sql(
+CREATE TABLE sepp_tree_sessions(
+  id text PRIMARY KEY, cwd text NOT NULL, created text NOT NULL, modified_ms bigint NOT NULL,
+  parent_session text NOT NULL DEFAULT '', first_prompt text NOT NULL DEFAULT '',
+  message_count bigint NOT NULL DEFAULT 0, header text NOT NULL);
+CREATE INDEX sepp_tree_sessions_by_cwd ON sepp_tree_sessions(cwd, modified_ms);
+CREATE TABLE sepp_tree_entries(
+  session_id text NOT NULL REFERENCES sepp_tree_sessions(id) ON DELETE CASCADE,
+  seq bigint NOT NULL, id text NOT NULL, parent_id text, type text NOT NULL, json text NOT NULL,
+  PRIMARY KEY(session_id, seq));
+)sql"},
 };
 
 // Any number for pg_advisory_xact_lock that other software is unlikely to use.
@@ -97,37 +110,7 @@ class PgEventLog : public EventLog {
   Status Migrate() {
     auto c = pool_.Acquire();
     if (!c.ok()) return c.error();
-    PgConn& conn = **c;
-    auto run = [&]() -> Status {
-      if (auto r = conn.Exec("BEGIN; SELECT pg_advisory_xact_lock(" + std::string(kMigrationLock) +
-                             "); CREATE TABLE IF NOT EXISTS sepp_schema_migrations(version int "
-                             "PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
-          !r.ok())
-        return r.error();
-      auto applied = conn.Exec("SELECT COALESCE(MAX(version), 0) FROM sepp_schema_migrations");
-      if (!applied.ok()) return applied.error();
-      int64_t have = applied->rows.empty() ? 0 : ToInt(applied->rows[0][0]);
-      int64_t known = kMigrations[std::size(kMigrations) - 1].version;
-      if (have > known)
-        return Error::Make("the PostgreSQL store " + location() +
-                               " was written by a newer sepp (schema " + std::to_string(have) +
-                               ", this one knows " + std::to_string(known) +
-                               "); upgrade sepp to use it",
-                           "unsupported");
-      for (const Migration& m : kMigrations) {
-        if (m.version <= have) continue;
-        if (auto r = conn.Exec(m.sql); !r.ok()) return r.error();
-        if (auto r = conn.Exec("INSERT INTO sepp_schema_migrations(version) VALUES (" +
-                               std::to_string(m.version) + ")");
-            !r.ok())
-          return r.error();
-      }
-      if (auto r = conn.Exec("COMMIT"); !r.ok()) return r.error();
-      return Ok();
-    };
-    Status s = run();
-    if (!s.ok() && !conn.broken()) (void)conn.Exec("ROLLBACK");
-    return s;
+    return ApplyPgMigrations(**c, location());
   }
 
   // The first LISTEN happens before Open returns, so no append after it
@@ -290,6 +273,40 @@ class PgEventLog : public EventLog {
 };
 
 }  // namespace
+
+Status ApplyPgMigrations(PgConn& conn, const std::string& location) {
+  auto run = [&]() -> Status {
+    if (auto r = conn.Exec("BEGIN; SELECT pg_advisory_xact_lock(" + std::string(kMigrationLock) +
+                           "); CREATE TABLE IF NOT EXISTS sepp_schema_migrations(version int "
+                           "PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
+        !r.ok())
+      return r.error();
+    auto applied = conn.Exec("SELECT COALESCE(MAX(version), 0) FROM sepp_schema_migrations");
+    if (!applied.ok()) return applied.error();
+    int64_t have = applied->rows.empty() ? 0 : ToInt(applied->rows[0][0]);
+    int64_t known = kMigrations[std::size(kMigrations) - 1].version;
+    if (have > known)
+      return Error::Make("the PostgreSQL store " + location +
+                             " was written by a newer sepp (schema " + std::to_string(have) +
+                             ", this one knows " + std::to_string(known) +
+                             "); upgrade sepp to use it",
+                         "unsupported");
+    for (const Migration& m : kMigrations) {
+      if (m.version <= have) continue;
+      if (auto r = conn.Exec(m.sql); !r.ok()) return r.error();
+      if (auto r = conn.Exec("INSERT INTO sepp_schema_migrations(version) VALUES (" +
+                             std::to_string(m.version) + ")");
+          !r.ok())
+        return r.error();
+    }
+    if (auto r = conn.Exec("COMMIT"); !r.ok()) return r.error();
+    return Ok();
+  };
+  Status s = run();
+  if (!s.ok() && !conn.broken()) (void)conn.Exec("ROLLBACK");
+  return s;
+}
+
 
 Result<std::unique_ptr<EventLog>> OpenPgEventLog(const PgConfig& config) {
   auto log = std::make_unique<PgEventLog>(config);

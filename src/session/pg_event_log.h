@@ -2,6 +2,7 @@
 // several `sepp serve` processes share. See pg_event_log.cc for the schema.
 #pragma once
 #include <memory>
+#include <string>
 
 #include "base/result.h"
 #include "session/pg_url.h"
@@ -9,6 +10,12 @@
 namespace sepp::session {
 
 class EventLog;
+class PgConn;
+// Applies the schema migrations not yet applied (pg_event_log.cc lists
+// them), under an advisory lock; refuses a schema from a newer sepp.
+// location names the database in messages.
+Status ApplyPgMigrations(PgConn& conn, const std::string& location);
+
 // Connects, applies the migrations not yet applied and starts listening for
 // other servers' appends. Fails (kind "unavailable", "auth", "unsupported")
 // when the database cannot be used: a server does not start on a store it

@@ -5,6 +5,8 @@
 #include "base/ids.h"
 #include "base/paths.h"
 #include "session/jsonl_store.h"
+#include "session/pg_store.h"
+#include "session/pg_url.h"
 #include "session/sqlite_store.h"
 
 namespace sepp::session {
@@ -18,6 +20,7 @@ Result<StoreKind> ParseStoreKind(std::string_view name) {
 }
 
 std::string_view StoreKindName(StoreKind kind) {
+  if (kind == StoreKind::kPostgres) return "postgres";
   return kind == StoreKind::kSqlite ? "sqlite" : "jsonl";
 }
 
@@ -25,7 +28,16 @@ std::filesystem::path DefaultSessionsRoot() { return SeppHome() / "sessions"; }
 
 Result<std::unique_ptr<Store>> OpenStore(StoreKind kind, const std::filesystem::path& root) {
   if (kind == StoreKind::kSqlite) return OpenSqliteStore(root);
+  if (kind == StoreKind::kPostgres)
+    return Error::Make("the PostgreSQL store is opened by its URL (sepp serve --store postgres://…)",
+                       "invalid_argument");
   return OpenJsonlStore(root);
+}
+
+Result<std::unique_ptr<Store>> OpenUrlStore(std::string_view url) {
+  auto config = ParsePgUrl(url);
+  if (!config.ok()) return config.error();
+  return OpenPgStore(*config);
 }
 
 SessionHeader NewHeader(const NewSession& fields) {

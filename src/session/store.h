@@ -33,7 +33,9 @@
 
 namespace sepp::session {
 
-enum class StoreKind { kJsonl, kSqlite };
+// kPostgres: the server's shared store (`sepp serve --store postgres://…`),
+// opened with OpenUrlStore, never chosen by settings.
+enum class StoreKind { kJsonl, kSqlite, kPostgres };
 
 // "jsonl" | "sqlite" (as in settings: [session] store = "sqlite").
 Result<StoreKind> ParseStoreKind(std::string_view name);
@@ -99,5 +101,8 @@ class Store {
 };
 
 Result<std::unique_ptr<Store>> OpenStore(StoreKind kind, const std::filesystem::path& root);
+// A postgres://… URL (as `sepp serve --store`): the PostgreSQL store, which
+// several servers share; thread-safe. Applies its migrations.
+Result<std::unique_ptr<Store>> OpenUrlStore(std::string_view url);
 
 }  // namespace sepp::session

@@ -177,9 +177,10 @@ TEST_F(PgEventLog, MigrationsAreAppliedOnceAndANewerSchemaIsRefused) {
   auto sql = Sql();
   auto versions = sql->Exec("SELECT version FROM sepp_schema_migrations ORDER BY version");
   ASSERT_TRUE(versions.ok()) << versions.error().message;
-  ASSERT_EQ(versions->rows.size(), 2u);
+  ASSERT_EQ(versions->rows.size(), 3u);
   EXPECT_EQ(versions->rows[0][0], "1");
   EXPECT_EQ(versions->rows[1][0], "2");
+  EXPECT_EQ(versions->rows[2][0], "3");
   ASSERT_TRUE(sql->Exec("INSERT INTO sepp_schema_migrations(version) VALUES (99)").ok());
   auto refused = OpenEventLog(pgtest::SharedCluster()->socket_url(), "/nonexistent");
   ASSERT_TRUE(sql->Exec("DELETE FROM sepp_schema_migrations WHERE version = 99").ok());

@@ -4,6 +4,9 @@
 // from B from any offset, B's SSE delivers A's new events live; PostgreSQL
 // restarted in the middle of a prompt loses and doubles nothing; with the
 // database away, B answers 503 store_unavailable, stays up and recovers.
+// The agents' session trees are in PostgreSQL too: a session A ran resumes
+// on B (the session API's next message, an ACP session/load) with its
+// context from the database, and never on two servers at once.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -107,6 +110,7 @@ int PgServe::counter_ = 0;
 
 #include "session/pg_conn.h"
 #include "session/pg_url.h"
+#include "session/store.h"
 
 namespace sepp::servetest {
 namespace {
@@ -125,6 +129,38 @@ Result<bool> PgServe::Sql(const std::string& database) {
 std::string ProblemType(const std::string& body) {
   auto j = ParseJson(body);
   return j.ok() && j->is_object() ? j->value("type", "") : "";
+}
+
+// A server that stopped has closed its connections; PostgreSQL ends their
+// backends (and their locks) a moment later. Waits until the session can
+// be opened for writing, then lets it go.
+bool WaitUntilWritable(session::Store& store, const std::string& id) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (store.Open(id, session::OpenMode::kAppend).ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+Json AcpRequest(int id, const std::string& method, Json params) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+Json AcpAnswer(const net::HttpResponse& r) {
+  auto j = ParseJson(r.body);
+  return j.ok() ? *j : Json{{"unparsed", r.body}};
+}
+// The texts of the messages the model was sent in one request, in order.
+std::vector<std::string> SentTexts(const Json& body) {
+  std::vector<std::string> out;
+  for (const Json& m : body.value("messages", Json::array())) {
+    const Json& c = m["content"];
+    if (c.is_string()) out.push_back(c.get<std::string>());
+    else
+      for (const Json& b : c)
+        if (b.value("type", "") == "text") out.push_back(b.value("text", ""));
+  }
+  return out;
 }
 
 TEST_F(PgServe, TwoServersShareSessionsEventsAndLiveStreams) {
@@ -177,6 +213,135 @@ TEST_F(PgServe, TwoServersShareSessionsEventsAndLiveStreams) {
   auto misdirected = Post(*b_, "/v1/sessions/shared/messages", {{"message", "x"}});
   EXPECT_EQ(misdirected.head.status, 409);
   EXPECT_NE(misdirected.body.find("not run by this server"), std::string::npos);
+}
+
+// The agent's session tree goes to PostgreSQL with the events: another
+// server reads it there, and nothing goes to the server's own $SEPP_HOME.
+TEST_F(PgServe, TheSessionTreeLivesInPostgresForEveryServer) {
+  fake_.SetScript({{"responses", {{{"text", "Tree answer."}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/tree", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Post(*a_, "/v1/sessions/tree/messages", {{"message", "grow a tree"}}).head.status, 204);
+  ASSERT_GE(ReadUntil(*a_, "tree", 0, "sepp.agent.settled").events.size(), 6u);
+  auto listed = ParseJson(Get(*b_, "/v1/sessions").body);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ((*listed)["sessions"].size(), 1u);
+  std::string native = (*listed)["sessions"][0]["nativeSessionId"];
+  ASSERT_FALSE(native.empty());
+
+  auto store = session::OpenUrlStore(url());
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  auto trees = (*store)->List(cwd());
+  ASSERT_TRUE(trees.ok()) << trees.error().message;
+  ASSERT_EQ(trees->size(), 1u);
+  EXPECT_EQ((*trees)[0].id, native);
+  EXPECT_EQ((*trees)[0].first_prompt, "grow a tree");
+  auto tree = (*store)->Open(native, session::OpenMode::kReadOnly);
+  ASSERT_TRUE(tree.ok()) << tree.error().message;
+  std::vector<std::string> texts;
+  for (const auto* e : (*tree)->Path())
+    if (e->type == "message")
+      texts.push_back(e->data["message"]["content"][0].value("text", ""));
+  EXPECT_EQ(texts, (std::vector<std::string>{"grow a tree", "Tree answer."}));
+  // A holds the writer's lock while it runs the session: no one else writes.
+  auto second = (*store)->Open(native, session::OpenMode::kAppend);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().kind, "locked");
+  std::error_code ec;
+  EXPECT_FALSE(fs::exists(root_ / "a" / "sessions" / "sessions.db", ec));
+  size_t local_files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root_ / "a", ec))
+    if (e.path().extension() == ".jsonl") ++local_files;
+  EXPECT_EQ(local_files, 0u) << "no session file in A's own home";
+  // A gone, its lock goes with it.
+  a_.reset();
+  EXPECT_TRUE(WaitUntilWritable(**store, native));
+}
+
+// A session of the session API whose server stopped is taken over by the
+// next server it gets a message on: the agent resumes from the tree in
+// PostgreSQL, the events go on numbering after A's, and while B runs it a
+// restarted A refuses its messages (it does not run it).
+TEST_F(PgServe, ASessionWhoseServerStoppedIsTakenOverByTheNextOneItIsSentTo) {
+  fake_.SetScript({{"responses", {{{"text", "Answer from A."}}, {{"text", "Answer from B."}}}}});
+  ASSERT_EQ(Post(*a_, "/v1/sessions/move", {{"agent", "sepp"}, {"directory", cwd()}}).head.status, 200);
+  ASSERT_EQ(Post(*a_, "/v1/sessions/move/messages", {{"message", "one"}}).head.status, 204);
+  auto on_a = Parsed(ReadUntil(*a_, "move", 0, "sepp.agent.settled"));
+  auto listed = ParseJson(Get(*b_, "/v1/sessions").body);
+  std::string native = (*listed)["sessions"][0]["nativeSessionId"];
+  auto early = Post(*b_, "/v1/sessions/move/messages", {{"message", "not yet"}});
+  EXPECT_EQ(early.head.status, 409) << "A still runs it: " << early.body;
+  a_.reset();
+  auto store = session::OpenUrlStore(url());
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  ASSERT_TRUE(WaitUntilWritable(**store, native));
+
+  auto sent = Post(*b_, "/v1/sessions/move/messages", {{"message", "two"}});
+  ASSERT_EQ(sent.head.status, 204) << sent.body;
+  auto all = Parsed(ReadUntil(*b_, "move", 0, "sepp.agent.settled", 2));
+  ASSERT_GT(all.size(), on_a.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(all[i]["sequence"], i + 1) << "gap-free, once each";
+  for (size_t i = 0; i < on_a.size(); ++i) EXPECT_EQ(all[i], on_a[i]);
+  auto requests = fake_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(SentTexts(requests[1].body), (std::vector<std::string>{"one", "Answer from A.", "two"}));
+
+  a_ = std::make_unique<ServeChild>(cwd(), Env("a"), std::vector<std::string>{
+      "--token", kToken, "--workspace", cwd(), "--store", url()});
+  auto refused = Post(*a_, "/v1/sessions/move/messages", {{"message", "three"}});
+  EXPECT_EQ(refused.head.status, 409) << "B runs it now: " << refused.body;
+  EXPECT_EQ(fake_.requests().size(), 2u);
+}
+
+// An agent session made on A resumes on B after A is gone: B has its own
+// $SEPP_HOME, so the context can only come from PostgreSQL's tree; while B
+// writes it, a restarted A cannot open it too.
+TEST_F(PgServe, AnAcpSessionFromAResumesOnBFromTheTreeInPostgres) {
+  fake_.SetScript({{"responses", {{{"text", "First answer."}}, {{"text", "Answer on B."}}}}});
+  auto acp = [&](ServeChild& s, const std::string& conn, const Json& msg, bool agent = false) {
+    auto r = PostAcp(s, conn, msg, agent, kToken);
+    EXPECT_EQ(r.head.status, 200) << r.body;
+    return AcpAnswer(r);
+  };
+  acp(*a_, "ca", AcpRequest(0, "initialize", {{"protocolVersion", 1}}), true);
+  Json made = acp(*a_, "ca", AcpRequest(1, "session/new", {{"cwd", cwd()}, {"mcpServers", Json::array()}}));
+  std::string sid = made["result"].value("sessionId", "");
+  ASSERT_FALSE(sid.empty()) << made.dump();
+  Json one = acp(*a_, "ca", AcpRequest(2, "session/prompt",
+                                       {{"sessionId", sid}, {"prompt", {{{"type", "text"}, {"text", "one"}}}}}));
+  ASSERT_EQ(one["result"]["stopReason"], "end_turn") << one.dump();
+  a_.reset();  // A stops (a restart, or the machine is gone)
+  auto store = session::OpenUrlStore(url());
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  ASSERT_TRUE(WaitUntilWritable(**store, sid));
+
+  acp(*b_, "cb", AcpRequest(0, "initialize", {{"protocolVersion", 1}}), true);
+  Json loaded = acp(*b_, "cb", AcpRequest(1, "session/load", {{"sessionId", sid}, {"cwd", cwd()},
+                                                              {"mcpServers", Json::array()}}));
+  ASSERT_TRUE(loaded.contains("result")) << loaded.dump();
+  Json two = acp(*b_, "cb", AcpRequest(2, "session/prompt",
+                                       {{"sessionId", sid}, {"prompt", {{{"type", "text"}, {"text", "two"}}}}}));
+  ASSERT_EQ(two["result"]["stopReason"], "end_turn") << two.dump();
+  auto requests = fake_.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(SentTexts(requests[1].body),
+            (std::vector<std::string>{"one", "First answer.", "two"}))
+      << "B's model call has A's turn, once: " << requests[1].body.dump();
+
+  // A restarted while B runs the session: it cannot take it as a writer.
+  a_ = std::make_unique<ServeChild>(cwd(), Env("a"), std::vector<std::string>{
+      "--token", kToken, "--workspace", cwd(), "--store", url()});
+  acp(*a_, "ca2", AcpRequest(0, "initialize", {{"protocolVersion", 1}}), true);
+  Json refused = acp(*a_, "ca2", AcpRequest(1, "session/load", {{"sessionId", sid}, {"cwd", cwd()},
+                                                                {"mcpServers", Json::array()}}));
+  ASSERT_TRUE(refused.contains("error")) << refused.dump();
+  EXPECT_NE(refused["error"].value("message", "").find("open for writing"), std::string::npos)
+      << refused.dump();
+
+  auto tree = (*store)->Open(sid, session::OpenMode::kReadOnly);
+  ASSERT_TRUE(tree.ok()) << tree.error().message;
+  size_t messages = 0;
+  for (const auto& e : (*tree)->entries()) messages += e.type == "message";
+  EXPECT_EQ(messages, 4u) << "two turns, each stored once";
 }
 
 TEST_F(PgServe, ARestartOfPostgresMidPromptLosesAndDoublesNothing) {

@@ -225,12 +225,12 @@ std::string MetaStream(const std::string& id) { return "session-meta/" + id; }
 std::string EventStream(const std::string& id) { return "session/" + id; }
 }  // namespace
 
-std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id) {
-  // Only a log this server has to itself: on a shared store (PostgreSQL)
-  // another server may run the session now, and two servers must never run
-  // one session; there its events are read through StoredRecord and
-  // StreamStored instead, and it is not resumed.
-  if (!options_.log || options_.log->kind() != "sqlite") return nullptr;
+std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id, bool take_over) {
+  // On its own only a log this server has to itself: on a shared store
+  // (PostgreSQL) another server may run the session now, and two servers
+  // must never run one session; there its events are read through
+  // StoredRecord and StreamStored instead, until TakeOver wins its lock.
+  if (!options_.log || (options_.log->kind() != "sqlite" && !take_over)) return nullptr;
   std::lock_guard revive(revive_mu_);  // one reader of the log per id at a time
   {
     std::lock_guard lock(mu_);
@@ -263,6 +263,26 @@ std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id) {
   s->title = first->value("title", "");
   s->created_ms = first->value("createdAtMs", int64_t{0});
   s->Load(std::move(lines), terminated);
+  if (take_over) return s;  // kept only once woken
+  std::lock_guard lock(mu_);
+  return sessions_.emplace(id, s).first->second;
+}
+
+std::shared_ptr<ServedSession> SessionHub::TakeOver(const std::string& id) {
+  if (!options_.log || options_.log->kind() == "sqlite") return nullptr;
+  std::lock_guard one(take_over_mu_);  // two requests of this server: one takes it
+  if (auto here = Live(id)) return here;
+  auto s = Revive(id, true);
+  if (!s) return nullptr;
+  if (!s->ended()) {  // a terminated one is kept as it is: its messages get 409 ended
+    Status woke = Wake(*s);
+    if (!woke.ok()) {
+      if (woke.error().kind != "locked")
+        log::Warn("sepp serve: session " + id + " could not be taken over: " +
+                  woke.error().message);
+      return nullptr;
+    }
+  }
   std::lock_guard lock(mu_);
   return sessions_.emplace(id, s).first->second;
 }
@@ -285,7 +305,9 @@ Status SessionHub::Wake(ServedSession& s) {
     if (auto st = options_.agent.add_mcp_servers({}, &o); !st.ok())
       return Error::Make("session " + s.id + " cannot be resumed: " + st.error().message);
   auto rt = runtime::AgentSession::Open(std::move(o));
-  if (!rt.ok()) return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message);
+  if (!rt.ok())
+    return Error::Make("session " + s.id + " cannot be resumed: " + rt.error().message,
+                       rt.error().kind);
   std::lock_guard lock(mu_);
   if (shut_down_) {
     (*rt)->Close();
@@ -379,6 +401,9 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
     if (auto st = options_.agent.add_mcp_servers(std::move(given), &o); !st.ok())
       return Problem(400, problem::kInvalidRequest, st.error().message);
   auto rt = runtime::AgentSession::Open(std::move(o));
+  if (!rt.ok() && rt.error().kind == "unavailable")  // the tree's store (PostgreSQL) is away
+    return Problem(503, problem::kStoreUnavailable,
+                   "the session could not be stored: " + rt.error().message);
   if (!rt.ok())
     return Problem(500, problem::kStreamError, "the agent could not start: " + rt.error().message);
   auto s = std::make_shared<ServedSession>(id, options_.log);
@@ -477,6 +502,7 @@ HubAnswer SessionHub::StoredRecord(const std::string& id) {
 
 HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) {
   auto s = Find(id);
+  if (!s) s = TakeOver(id);
   if (!s) {
     HubAnswer known = StoredRecord(id);
     if (known.status == 200)
@@ -496,7 +522,11 @@ HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) 
   if (req->contains("attachments"))
     return Problem(400, problem::kInvalidRequest, "attachments are not supported; leave them out");
   if (s->ended()) return Problem(409, problem::kSessionEnded, "session " + id + " has ended");
-  if (Status woke = Wake(*s); !woke.ok()) return Problem(500, problem::kStreamError, woke.error().message);
+  if (Status woke = Wake(*s); !woke.ok())
+    return Problem(woke.error().kind == "unavailable" ? 503 : 500,
+                   woke.error().kind == "unavailable" ? problem::kStoreUnavailable
+                                                      : problem::kStreamError,
+                   woke.error().message);
   // Busy: the message waits for the running prompt (a follow-up).
   Status st = s->rt->Prompt(**message);
   if (!st.ok() && st.error().kind == "busy") st = s->rt->FollowUp(**message);

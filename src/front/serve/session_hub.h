@@ -5,8 +5,9 @@
 // reader at any offset gets every event once, in order, and a live reader
 // waits for the next. The agent never waits for a reader.
 //
-// The agent's session is stored like every sepp front end's (the SQLite
-// session store in $SEPP_HOME), so `sepp sessions list` shows it.
+// The agent's session is stored like every sepp front end's (the session
+// store of the settings in $SEPP_HOME, so `sepp sessions list` shows it),
+// or with a PostgreSQL store in PostgreSQL, where every server reads it.
 //
 // Each session also has a record in the event log's store (the id is
 // claimed there, so two servers on one PostgreSQL cannot both create it).
@@ -14,7 +15,8 @@
 // another server on the same database, or by this one before a restart),
 // is listed, read and streamed from the store: SSE follows its new events
 // as the store announces them (LISTEN/NOTIFY), re-reading at least every
-// second. Prompts and replies go to the server that runs it. When the
+// second. Prompts and replies go to the server that runs it; a message
+// for one whose server stopped takes it over (TakeOver). When the
 // store is away, the calls that need it answer 503 store_unavailable, and
 // a running session's events wait in order until it is back.
 #pragma once
@@ -89,9 +91,15 @@ class SessionHub {
   std::shared_ptr<ServedSession> Live(const std::string& id);
   // A session of an earlier run of the server, from the event log: its
   // stored events, dormant until Wake() resumes its agent session from the
-  // store; null when the log has none of that id.
-  std::shared_ptr<ServedSession> Revive(const std::string& id);
+  // store; null when the log has none of that id. On a shared store
+  // (PostgreSQL) only TakeOver revives, and only a session it can wake.
+  std::shared_ptr<ServedSession> Revive(const std::string& id, bool take_over = false);
   Status Wake(ServedSession& s);
+  // Shared store: a session no server runs now (its server stopped) is
+  // revived and woken here; the agent session's writer lock in PostgreSQL
+  // decides, so of two servers only one takes it. Null when another server
+  // still runs it (or the store has no such session).
+  std::shared_ptr<ServedSession> TakeOver(const std::string& id);
   // The store's record of a session another server runs (or ran): the
   // record, 404 or 503.
   HubAnswer StoredRecord(const std::string& id);
@@ -102,6 +110,7 @@ class SessionHub {
   std::vector<std::filesystem::path> roots_;  // canonical workspaces
   std::mutex mu_;
   std::mutex revive_mu_;
+  std::mutex take_over_mu_;
   std::map<std::string, std::shared_ptr<ServedSession>> sessions_;
   bool shut_down_ = false;
 };
