@@ -192,13 +192,13 @@ int RunServeCommand(int argc, char** argv) {
   // With PostgreSQL the agents' session trees live there too, so every
   // server on the database reads them; else in the settings' store.
   std::shared_ptr<session::Store> tree_store;
-  if ((*log)->kind() == "postgres") {
-    auto opened = session::OpenUrlStore(store);
-    if (!opened.ok()) {
-      std::fprintf(stderr, "sepp serve: %s\n", opened.error().message.c_str());
+  if (!deferred && opened->kind() == "postgres") {
+    auto trees = session::OpenUrlStore(store);
+    if (!trees.ok()) {
+      std::fprintf(stderr, "sepp serve: %s\n", trees.error().message.c_str());
       return 1;
     }
-    tree_store = std::move(*opened);
+    tree_store = std::move(*trees);
   }
 
   front::serve::ServeOptions o;
