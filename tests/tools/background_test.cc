@@ -240,8 +240,10 @@ TEST_F(BackgroundTest, ProcessSignalRefusesPidOneItsThreadsHostPidsAndOtherSessi
                               {{"command", "exec sleep " + other_marker}, {"run_in_background", true}}, octx);
   ASSERT_FALSE(ostart.is_error) << ostart.text;
   int other_pid = ostart.details.value("pid", 0);
+  // The call returns once the job is started, maybe before its shell has
+  // exec'd the marked sleep.
+  ASSERT_TRUE(WaitFor([&] { return HostPids(other_marker).size() == 1; })) << ostart.text;
   auto other_host = HostPids(other_marker);
-  ASSERT_EQ(other_host.size(), 1u) << ostart.text;
   if (other_pid != own_pid) refused(other_pid, "process not found in the session sandbox");
   refused(other_host[0], "process not found in the session sandbox");
   EXPECT_EQ(HostPids(other_marker).size(), 1u) << "the other session's process was hit";
