@@ -105,7 +105,9 @@ int RunAcpCommand(int argc, char** argv) {
     return (*store)->List(cwd);
   };
   o.add_mcp_servers = [](std::vector<ext::mcp::ServerConfig> given, runtime::SessionOptions* so) {
-    return AddMcpServers(so, std::move(given), so->on_warning);
+    Status st = AddMcpServers(so, std::move(given), so->on_warning);
+    if (st.ok()) AddPlugins(so, so->on_warning);
+    return st;
   };
   o.models = {llm::DefaultModel(config->name)};
   o.version = SEPP_VERSION;

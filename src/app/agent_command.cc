@@ -107,24 +107,6 @@ int StartMcpServers(runtime::SessionOptions* so) {
   return 0;
 }
 
-// The confirmed WebAssembly plugins (docs/plugins.md); their tools join the
-// session's beside the MCP servers'. One that is not loaded is a warning.
-void LoadPlugins(runtime::SessionOptions* so) {
-  std::vector<std::string> warnings;
-  std::shared_ptr<ext::plugins::Plugins> plugins = ext::plugins::Plugins::Load(so->cwd, &warnings);
-  for (const auto& w : warnings) std::fprintf(stderr, "sepp: %s\n", w.c_str());
-  for (const auto& info : plugins->infos())
-    if (!info.loaded && !info.errors.empty())
-      std::fprintf(stderr, "sepp: plugin %s %s\n", info.name.c_str(), info.errors[0].c_str());
-  for (auto& x : PluginsToConfirm(so->cwd)) so->extensions_to_confirm.push_back(std::move(x));
-  if (plugins->loaded().empty()) return;
-  so->extra_tools = [plugins, before = so->extra_tools] {
-    std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
-    for (auto& t : plugins->MakeTools()) all.push_back(std::move(t));
-    return all;
-  };
-}
-
 // The runtime's options from the command line; 0, or the exit status of a
 // usage error (already reported).
 // source: where the providers come from (live, recording or replaying,
@@ -175,7 +157,7 @@ int BuildSessionOptions(const Options& o, runtime::SessionOptions* so,
                  "they can read your secrets, write anywhere and use the network\n");
   }
   if (int rc = StartMcpServers(so); rc != 0) return rc;
-  LoadPlugins(so);
+  AddPlugins(so, [](const std::string& w) { std::fprintf(stderr, "sepp: %s\n", w.c_str()); });
   so->loads_extensions = true;
   so->no_session = o.no_session;
   so->continue_latest = o.continue_latest;

@@ -7,6 +7,7 @@
 #include "ext/mcp/elicitation.h"
 #include "ext/mcp/prompt_commands.h"
 #include "ext/mcp/servers.h"
+#include "ext/plugins/plugins.h"
 
 namespace sepp::app {
 
@@ -56,6 +57,21 @@ Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerCo
   so->extra_tools_version = [servers] { return servers->Version(); };
   so->extra_commands = ext::mcp::MakePromptCommands(servers);
   return Ok();
+}
+
+void AddPlugins(runtime::SessionOptions* so, const std::function<void(const std::string&)>& warn) {
+  std::vector<std::string> warnings;
+  std::shared_ptr<ext::plugins::Plugins> plugins = ext::plugins::Plugins::Load(so->cwd, &warnings);
+  for (const auto& w : warnings) warn(w);
+  for (const auto& info : plugins->infos())
+    if (!info.loaded && !info.errors.empty()) warn("plugin " + info.name + " " + info.errors[0]);
+  for (auto& x : PluginsToConfirm(so->cwd)) so->extensions_to_confirm.push_back(std::move(x));
+  if (plugins->loaded().empty()) return;
+  so->extra_tools = [plugins, before = so->extra_tools] {
+    std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
+    for (auto& t : plugins->MakeTools()) all.push_back(std::move(t));
+    return all;
+  };
 }
 
 }  // namespace sepp::app

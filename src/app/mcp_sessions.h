@@ -21,4 +21,10 @@ namespace sepp::app {
 Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerConfig> given,
                      const std::function<void(const std::string&)>& warn);
 
+// The session's WebAssembly plugins (docs/plugins.md), for every front end
+// too: the confirmed ones' tools join the session's beside the MCP
+// servers'; the unconfirmed are asked about at the first prompt
+// (app/extension_confirmations.h). One that is not loaded is a warning.
+void AddPlugins(runtime::SessionOptions* so, const std::function<void(const std::string&)>& warn);
+
 }  // namespace sepp::app

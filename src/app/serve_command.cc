@@ -244,7 +244,9 @@ int RunServeCommand(int argc, char** argv) {
     std::fprintf(stderr,
                  "sepp serve: WARNING: --sandbox off: commands the model runs are NOT confined\n");
   a.add_mcp_servers = [](std::vector<ext::mcp::ServerConfig> given, runtime::SessionOptions* so) {
-    return AddMcpServers(so, std::move(given), so->on_warning);
+    Status st = AddMcpServers(so, std::move(given), so->on_warning);
+    if (st.ok()) AddPlugins(so, so->on_warning);
+    return st;
   };
   a.policy_for = [unconfined](const fs::path& cwd) {
     sandbox::Policy p = sandbox::DefaultToolPolicy(cwd);

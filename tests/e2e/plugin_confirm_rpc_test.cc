@@ -170,5 +170,43 @@ TEST_F(PluginConfirmRpc, ExtTrustIsTheHeadlessWay) {
   EXPECT_FALSE(missing.err.empty());
 }
 
+// Tier 3 in every front end: a confirmed plugin's tool is a tool of an ACP
+// session too (AddPlugins beside AddMcpServers), called by the model there.
+TEST_F(PluginConfirmRpc, AConfirmedPluginsToolIsCalledInAnAcpSession) {
+  RunOptions o;
+  o.env = Env();
+  o.cwd = ws_.string();
+  o.args = {"ext", "trust", "hello"};
+  ASSERT_EQ(RunSepp(o).exit_code, 0);
+  Json call = {{"name", "plugin__hello__greet"}, {"arguments", {{"name", "Ada"}}}};
+  fp_.SetScript({{"responses", {{{"tool_calls", {call}}}, {{"text", "Greeted."}}}}});
+  rpc_test::Child c;
+  ASSERT_TRUE(c.Start({SeppPath(), "--acp"}, Env(), ws_.string(), (root_ / "stderr.txt").string()));
+  auto response = [&](int id) {
+    while (auto j = c.Next(60))
+      if (j->contains("id") && (*j)["id"] == id && !j->contains("method")) return *j;
+    return Json();
+  };
+  ASSERT_TRUE(c.Send(Json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "initialize"},
+                          {"params", {{"protocolVersion", 1}, {"clientCapabilities", Json::object()}}}}));
+  ASSERT_TRUE(response(0).contains("result")) << Stderr();
+  ASSERT_TRUE(c.Send(Json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "session/new"},
+                          {"params", {{"cwd", ws_.string()}, {"mcpServers", Json::array()}}}}));
+  Json created = response(1);
+  ASSERT_TRUE(created.contains("result")) << created.dump() << Stderr();
+  ASSERT_TRUE(c.Send(Json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "session/prompt"},
+                          {"params", {{"sessionId", created["result"]["sessionId"]},
+                                      {"prompt", {{{"type", "text"}, {"text", "greet Ada"}}}}}}}));
+  Json done = response(2);
+  EXPECT_EQ(done["result"]["stopReason"], "end_turn") << done.dump() << Stderr();
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(), 0) << Stderr();
+  auto reqs = fp_.requests();
+  ASSERT_EQ(reqs.size(), 2u) << Stderr();
+  EXPECT_TRUE(Offers(reqs[0], "plugin__hello__greet")) << "the ACP session does not offer the plugin's tool";
+  EXPECT_NE(DumpJson(reqs[1].body).find("Hello, Ada! (from a WebAssembly plugin)"), std::string::npos)
+      << DumpJson(reqs[1].body);
+}
+
 }  // namespace
 }  // namespace sepp::e2e
