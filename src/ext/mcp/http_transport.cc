@@ -111,6 +111,7 @@ int HttpTransport::Get(Stream* stream, bool* sse) {
   h.on_head = [&](const net::HttpResponseHead& head) {
     status = head.status;
     *sse = status == 200 && head.Header("content-type").find("text/event-stream") != std::string::npos;
+    MarkGetAnswered();
   };
   h.on_body = [&](std::string_view chunk) {
     if (!*sse) return true;  // an error page: read and dropped
@@ -320,11 +321,30 @@ void HttpTransport::Close() {
   if (!was_closed && on_closed_) on_closed_("closed by sepp");
 }
 
+void HttpTransport::MarkGetAnswered() {
+  {
+    std::lock_guard lock(mu_);
+    if (get_answered_) return;
+    get_answered_ = true;
+  }
+  wake_.notify_all();
+}
+
 void HttpTransport::SetProtocolVersion(const std::string& version) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   protocol_version_ = version;
   // Initialize has been answered: the session exists, the GET stream may open.
-  if (!listener_.joinable() && !closed_) listener_ = std::thread([this] { Listen(); });
+  if (listener_.joinable() || closed_) return;
+  listener_ = std::thread([this] {
+    Listen();
+    MarkGetAnswered();  // it ended without an answer (refused, unreachable)
+  });
+  // The stream is open (or refused) before the next request goes out: else
+  // a server may take the GET that arrives after a POST's stream closed for
+  // that stream's resumption (the conformance suite's sse-retry did, about
+  // one run in three under load). Bounded: a server slow to answer a GET
+  // delays nothing else for long.
+  wake_.wait_for(lock, std::chrono::seconds(2), [&] { return get_answered_ || closed_.load(); });
 }
 
 std::string HttpTransport::Diagnostics() const {

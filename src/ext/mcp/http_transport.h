@@ -86,7 +86,9 @@ class HttpTransport : public Transport {
     std::atomic<bool> done{false};
   };
   std::list<Worker> workers_;  // guarded by mu_
+  void MarkGetAnswered();  // wakes SetProtocolVersion's wait
   std::thread listener_;       // the GET stream; started once, guarded by mu_
+  bool get_answered_ = false;  // its first GET has its answer's head (or failed); mu_
   std::condition_variable wake_;  // Close()
   std::atomic<bool> closed_{false};
 };
