@@ -28,26 +28,6 @@ bool Outbox::Send(const Json& msg, bool droppable) {
     ++dropped_;
     return false;
   }
-  if (queue_.empty() && !writing_) {
-    // Nothing ahead of it: straight out, as far as the peer takes it now.
-    size_t done = 0;
-    while (done < line.size()) {
-      ssize_t n = write(fd_, line.data() + done, line.size() - done);
-      if (n > 0) {
-        done += static_cast<size_t>(n);
-      } else if (n < 0 && errno == EINTR) {
-        continue;
-      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        break;
-      } else {
-        broken_ = true;  // EPIPE or another error: the peer is gone
-        cv_.notify_all();
-        return false;
-      }
-    }
-    if (done == line.size()) return true;
-    line.erase(0, done);  // the rest waits for the writer thread
-  }
   queued_bytes_ += line.size();
   queue_.push_back(std::move(line));
   cv_.notify_one();
@@ -102,7 +82,6 @@ void Outbox::Run() {
         line += queue_.front();
         queue_.pop_front();
       }
-      writing_ = true;
     }
     size_t done = 0;
     bool ok = true;
@@ -130,7 +109,6 @@ void Outbox::Run() {
       break;
     }
     std::lock_guard lock(mu_);
-    writing_ = false;
     queued_bytes_ -= line.size();
     if (!ok) broken_ = true;
     cv_.notify_all();

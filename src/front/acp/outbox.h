@@ -1,11 +1,8 @@
 // The one writer of the protocol stream. Every thread (turn workers, the
 // reader answering a request) hands it whole lines and never blocks on the
-// peer: the descriptor is non-blocking. A line with nothing queued or being
-// written ahead of it is written at once by the thread that sends it (no
-// hand-off, no wake-up); what the peer cannot take yet goes to the queue,
-// which a writer thread drains. So a client that stops reading stdout
-// cannot stall the reader thread, and cancel and permission answers are
-// still read and acted on.
+// peer: a writer thread drains the queue to the (non-blocking) descriptor.
+// So a client that stops reading stdout cannot stall the reader thread, and
+// cancel and permission answers are still read and acted on.
 //
 // The queue is bounded: past max_bytes, droppable lines (streamed updates)
 // are dropped and counted; responses and requests are always kept (they are
@@ -55,7 +52,6 @@ class Outbox {
   bool closing_ = false;
   bool stop_ = false;
   bool broken_ = false;
-  bool writing_ = false;  // the writer thread holds lines taken off the queue
   std::thread writer_;
 };
 
