@@ -10,6 +10,21 @@
 #include "ext/plugins/plugins.h"
 
 namespace sepp::app {
+namespace {
+
+using ToolList = std::vector<std::unique_ptr<tools::Tool>>;
+
+// make's tools beside those the options make already, so that the order in
+// which MCP servers and plugins are added does not matter.
+void AppendExtraTools(runtime::SessionOptions* so, std::function<ToolList()> make) {
+  so->extra_tools = [make = std::move(make), before = so->extra_tools] {
+    ToolList all = before ? before() : ToolList();
+    for (auto& t : make()) all.push_back(std::move(t));
+    return all;
+  };
+}
+
+}  // namespace
 
 Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerConfig> given,
                      const std::function<void(const std::string&)>& warn) {
@@ -47,13 +62,7 @@ Status AddMcpServers(runtime::SessionOptions* so, std::vector<ext::mcp::ServerCo
     if (!info.loaded && !info.errors.empty() && info.trust != "confirmed" &&
         info.errors[0].rfind("disabled", 0) != 0)
       warn("MCP server " + info.name + " " + info.errors[0]);
-  // Beside what the options make already (none yet in every front end;
-  // kept so that the order of additions does not matter).
-  so->extra_tools = [servers, before = so->extra_tools] {
-    std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
-    for (auto& t : servers->MakeTools()) all.push_back(std::move(t));
-    return all;
-  };
+  AppendExtraTools(so, [servers] { return servers->MakeTools(); });
   so->extra_tools_version = [servers] { return servers->Version(); };
   so->extra_commands = ext::mcp::MakePromptCommands(servers);
   return Ok();
@@ -67,11 +76,7 @@ void AddPlugins(runtime::SessionOptions* so, const std::function<void(const std:
     if (!info.loaded && !info.errors.empty()) warn("plugin " + info.name + " " + info.errors[0]);
   for (auto& x : PluginsToConfirm(so->cwd)) so->extensions_to_confirm.push_back(std::move(x));
   if (plugins->loaded().empty()) return;
-  so->extra_tools = [plugins, before = so->extra_tools] {
-    std::vector<std::unique_ptr<tools::Tool>> all = before ? before() : decltype(before())();
-    for (auto& t : plugins->MakeTools()) all.push_back(std::move(t));
-    return all;
-  };
+  AppendExtraTools(so, [plugins] { return plugins->MakeTools(); });
 }
 
 }  // namespace sepp::app
