@@ -107,11 +107,17 @@ void FuzzyQuery::Advance(State& s, std::string_view path, size_t to, size_t name
       next.run = sc, next.run_typos = t, next.run_at = i;
       if (sc > next.best) next.best = sc, next.best_typos = t;
     }
-    // Typos carried forward, from the lowest position that changed.
-    for (int j = std::countr_zero(hits) + 1; j < m && max_typos_; ++j) {
-      auto &a = cell[j], &b = cell[j + 1];
-      if (a.best > kNegInf && a.best_typos < max_typos_ && a.best - kTypo > b.best)
-        b.best = a.best - kTypo, b.best_typos = a.best_typos + 1;
+    // Typos carried forward from the cells this character changed (just
+    // above its hits). A chain of carries adds a typo per step, so it ends
+    // max_typos cells above the highest change: the cells beyond already
+    // hold every carry from an earlier step.
+    if (max_typos_) {
+      const int last = std::min(m - 1, 64 - std::countl_zero(hits) + max_typos_ - 1);
+      for (int j = std::countr_zero(hits) + 1; j <= last; ++j) {
+        auto &a = cell[j], &b = cell[j + 1];
+        if (a.best > kNegInf && a.best_typos < max_typos_ && a.best - kTypo > b.best)
+          b.best = a.best - kTypo, b.best_typos = a.best_typos + 1;
+      }
     }
   }
   s.lcs = v;
@@ -129,7 +135,7 @@ int FuzzyQuery::ScoreFrom(const State& from, std::string_view path, size_t name_
     v = (v + u) | (v - u);
   }
   uint64_t all = m == 64 ? ~uint64_t{0} : ((uint64_t{1} << m) - 1);
-  if (std::popcount(~v & all) < m - max_typos_) return 0;
+  if (!AtMostBits(v & all, max_typos_)) return 0;  // fewer than m - max_typos in common
   State s;
   s.len = from.len;
   s.lcs = from.lcs;
@@ -147,18 +153,26 @@ int FuzzyQuery::Score(std::string_view path, size_t name_start, uint64_t path_ma
 int FuzzyScanner::Score(std::string_view path, size_t name_start, uint64_t path_mask) {
   if (q_.word().empty() || !q_.MayMatch(path_mask)) return 0;
   std::string_view dir = path.substr(0, std::min(name_start, path.size()));
-  size_t common = 0;
-  while (common < dir.size() && common < dir_.size() && dir[common] == dir_[common]) ++common;
-  while (stack_.size() > 1 && static_cast<size_t>(stack_.back().len) > common) stack_.pop_back();
-  for (size_t at = stack_.back().len; at < dir.size();) {
+  // Most paths share the last one's folder: one compare, nothing to move.
+  if (dir == std::string_view(dir_)) return q_.ScoreFrom(stack_[depth_ - 1], path, name_start, path_mask);
+  size_t common = std::mismatch(dir.begin(), dir.end(), dir_.begin(), dir_.end()).first - dir.begin();
+  while (depth_ > 1 && static_cast<size_t>(stack_[depth_ - 1].len) > common) --depth_;
+  for (size_t at = stack_[depth_ - 1].len; at < dir.size();) {
     size_t slash = dir.find('/', at);
     size_t next = slash == std::string_view::npos ? dir.size() : slash + 1;
-    stack_.push_back(stack_.back());
-    q_.Advance(stack_.back(), path, next, name_start);
+    if (depth_ == stack_.size()) stack_.emplace_back();
+    // Only the query's cells are copied: this runs for every folder on the
+    // way, per query.
+    const FuzzyQuery::State& from = stack_[depth_ - 1];
+    FuzzyQuery::State& to = stack_[depth_++];
+    to.len = from.len;
+    to.lcs = from.lcs;
+    std::copy_n(from.cell.begin(), q_.word().size() + 1, to.cell.begin());
+    q_.Advance(to, path, next, name_start);
     at = next;
   }
   dir_.assign(dir);
-  return q_.ScoreFrom(stack_.back(), path, name_start, path_mask);
+  return q_.ScoreFrom(stack_[depth_ - 1], path, name_start, path_mask);
 }
 
 }  // namespace sepp::tools

@@ -9,13 +9,20 @@
 // order scores each folder once and each file from its folder's state.
 #pragma once
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sepp::tools {
+
+// True when x has at most n bits set, for small n. (std::popcount is a
+// libgcc call on baseline x86-64, which has no POPCNT instruction; this
+// runs once or twice per path.)
+inline bool AtMostBits(uint64_t x, int n) {
+  for (; n > 0 && x; --n) x &= x - 1;
+  return x == 0;
+}
 
 // Lower-case ASCII letters, digits and a few punctuation marks as bits: a
 // path can only match a query whose bits it has (up to the typos).
@@ -35,7 +42,7 @@ class FuzzyQuery {
   // False when the path lacks more of the query's characters than typos
   // allow (a cheap test before any pass).
   bool MayMatch(uint64_t path_mask) const {
-    return std::popcount(mask_ & ~path_mask) <= max_typos_;
+    return AtMostBits(mask_ & ~path_mask, max_typos_);
   }
 
   // Both passes after a path's first `len` characters.
@@ -79,7 +86,10 @@ class FuzzyScanner {
 
  private:
   const FuzzyQuery& q_;
-  std::vector<FuzzyQuery::State> stack_;  // states at the '/'s of dir_; [0] is the start
+  // States at the '/'s of dir_; [0] is the start. The first depth_ are
+  // live; the slots above are kept for reuse (a State is 1.3 KB).
+  std::vector<FuzzyQuery::State> stack_;
+  size_t depth_ = 1;
   std::string dir_;                       // the folder part of the last path scored
 };
 

@@ -108,6 +108,7 @@ std::vector<IndexedPath> PathIndex::WalkSubtree(const std::string& dir, const Pa
     e.is_dir = w.is_dir;
     e.is_symlink = w.is_symlink;
     e.mask = CharMask(e.rel);
+    e.hidden_at = LastHiddenSegment(e.rel);
     if (e.is_dir) Watch(e.rel);
     out.push_back(std::move(e));
     return true;

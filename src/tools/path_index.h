@@ -48,8 +48,24 @@ struct IndexedPath {
   uint8_t git = 0;
   // 0 no filter yet, 1 filter filled, 2 no filter (large: always read).
   uint8_t filter_state = 0;
+  // Where the last path segment that starts with '.' starts, -1 for none: a
+  // search below a prefix skips the entry as hidden when this is at or after
+  // the prefix (so `.github/` searched itself still finds its files).
+  int32_t hidden_at = -1;
   std::unique_ptr<uint64_t[]> filter;  // 32 words when filter_state == 1
 };
+
+// Where the last segment of rel that starts with '.' starts, or -1.
+inline int32_t LastHiddenSegment(std::string_view rel) {
+  for (size_t i = rel.size(); i-- > 0;)
+    if (rel[i] == '.' && (i == 0 || rel[i - 1] == '/')) return static_cast<int32_t>(i);
+  return -1;
+}
+
+// True when a segment of e below prefix ("" or ending in '/') starts with '.'.
+inline bool HiddenBelow(const IndexedPath& e, size_t prefix_size) {
+  return e.hidden_at >= 0 && static_cast<size_t>(e.hidden_at) >= prefix_size;
+}
 
 class PathIndex {
  public:

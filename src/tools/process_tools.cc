@@ -5,6 +5,7 @@
 #include "tools/process_tools.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,11 +35,20 @@ constexpr const char* kOutside =
     " works only in the session sandbox, on its own processes; this session has none "
     "(it runs with --sandbox off), and the host's processes are not the model's to see or signal.";
 
+// A /proc file whole, with plain reads (a listing reads three per process:
+// no stream objects on that path).
 std::string ReadSmall(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string out;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 struct Proc {
@@ -57,29 +67,44 @@ bool ReadProc(const std::string& dir, Proc* p) {
   // "pid (comm) S ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
   size_t close = stat.rfind(')');
   if (stat.empty() || close == std::string::npos) return false;
-  std::istringstream rest(stat.substr(close + 1));
-  std::vector<std::string> f;
-  for (std::string w; rest >> w;) f.push_back(w);
+  // The fields after the name, split on spaces; f[0] is field 3 (state).
+  std::vector<std::string_view> f;
+  std::string_view rest = std::string_view(stat).substr(close + 1);
+  for (size_t at = 0; at < rest.size() && f.size() < 22;) {
+    while (at < rest.size() && (rest[at] == ' ' || rest[at] == '\n')) ++at;
+    size_t end = rest.find_first_of(" \n", at);
+    if (end == std::string_view::npos) end = rest.size();
+    if (end > at) f.push_back(rest.substr(at, end - at));
+    at = end;
+  }
   if (f.size() < 20) return false;
-  // f[0] is field 3 (state).
   static const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  p->state = f[0];
-  p->ppid = std::atoi(f[1].c_str());
-  p->cpu_s = (std::strtod(f[11].c_str(), nullptr) + std::strtod(f[12].c_str(), nullptr)) / tick;
-  p->start_s = std::strtod(f[19].c_str(), nullptr) / tick;
-  std::istringstream status(ReadSmall(dir + "/status"));
-  for (std::string line; std::getline(status, line);) {
-    auto value = [&](const char* key) -> std::optional<std::string> {
-      size_t n = std::strlen(key);
-      if (line.compare(0, n, key) != 0) return std::nullopt;
-      return std::string(Trim(std::string_view(line).substr(n)));
+  auto number = [](std::string_view v) { return std::strtod(std::string(v).c_str(), nullptr); };
+  p->state = std::string(f[0]);
+  p->ppid = static_cast<int>(number(f[1]));
+  p->cpu_s = (number(f[11]) + number(f[12])) / tick;
+  p->start_s = number(f[19]) / tick;
+  std::string status = ReadSmall(dir + "/status");
+  for (size_t at = 0; at < status.size();) {
+    size_t eol = status.find('\n', at);
+    if (eol == std::string::npos) eol = status.size();
+    std::string_view line = std::string_view(status).substr(at, eol - at);
+    at = eol + 1;
+    auto value = [&](std::string_view key) -> std::optional<std::string_view> {
+      if (line.substr(0, key.size()) != key) return std::nullopt;
+      return Trim(line.substr(key.size()));
     };
-    if (auto v = value("Name:")) p->name = *v;
-    else if (auto v = value("Tgid:")) p->tgid = std::atoi(v->c_str());
-    else if (auto v = value("VmRSS:")) p->memory_kb = std::atoll(v->c_str());
+    if (auto v = value("Name:")) p->name = std::string(*v);
+    else if (auto v = value("Tgid:")) p->tgid = std::atoi(std::string(*v).c_str());
+    else if (auto v = value("VmRSS:")) p->memory_kb = std::atoll(std::string(*v).c_str());
     else if (auto v = value("Uid:")) {
-      std::istringstream ids(*v);
-      for (int64_t id; ids >> id;) p->uids.push_back(id);
+      const std::string ids(*v);
+      const char* c = ids.c_str();
+      for (char* end = nullptr;; c = end) {
+        long long id = std::strtoll(c, &end, 10);
+        if (end == c) break;
+        p->uids.push_back(id);
+      }
     }
   }
   std::string raw = ReadSmall(dir + "/cmdline");

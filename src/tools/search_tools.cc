@@ -108,12 +108,6 @@ std::optional<Scope> OpenScope(const Json& args, ToolContext& ctx, IndexCache& c
   return s;
 }
 
-// True when a path segment below the prefix starts with '.'.
-bool HiddenBelow(std::string_view rel) {
-  if (!rel.empty() && rel[0] == '.') return true;
-  return rel.find("/.") != std::string_view::npos;
-}
-
 std::string KindOf(const IndexedPath& e) {
   return e.is_symlink ? "symlink" : e.is_dir ? "directory" : "file";
 }
@@ -144,11 +138,12 @@ bool ContainsLower(std::string_view text, std::string_view lower) {
 }
 
 bool IsEntryPoint(std::string_view name) {
-  static const char* const kNames[] = {"main.rs", "lib.rs", "mod.rs", "main.go", "main.c",
-                                       "main.cc", "main.cpp", "__init__.py", "__main__.py",
-                                       "index.js", "index.ts", "index.jsx", "index.tsx",
-                                       "index.mjs", "main.py", "main.ts", "main.js"};
-  for (const char* n : kNames)
+  // string_views: their sizes are known, so most names are ruled out by size.
+  static constexpr std::string_view kNames[] = {"main.rs", "lib.rs", "mod.rs", "main.go", "main.c",
+                                                "main.cc", "main.cpp", "__init__.py", "__main__.py",
+                                                "index.js", "index.ts", "index.jsx", "index.tsx",
+                                                "index.mjs", "main.py", "main.ts", "main.js"};
+  for (std::string_view n : kNames)
     if (EqualsLower(name, n)) return true;
   return false;
 }
@@ -269,7 +264,7 @@ class FileSearchTool : public Tool {
     const bool files_only = type_filter == "file", dirs_only = type_filter == "directory";
     auto wanted = [&](const IndexedPath& e) {
       if (e.is_dir ? files_only : dirs_only) return false;
-      return include_hidden || !HiddenBelow(std::string_view(e.rel).substr(prefix.size()));
+      return include_hidden || !HiddenBelow(e, prefix.size());
     };
     size_t limit = static_cast<size_t>(max->value_or(200));
     size_t skip = static_cast<size_t>(offset->value_or(0));
@@ -662,7 +657,7 @@ class ContentSearchTool : public Tool {
     for (size_t i = lo; i < hi; ++i) {
       if (ctx.cancel && ctx.cancel->cancelled()) return ErrorResult("aborted");
       IndexedPath& e = entries[i];
-      if (e.is_dir || e.is_symlink || HiddenBelow(std::string_view(e.rel).substr(prefix.size()))) continue;
+      if (e.is_dir || e.is_symlink || HiddenBelow(e, prefix.size())) continue;
       ++considered;
       if (!code && !PathIndex::MayHold(e, filter_key)) {
         ++skipped_filter;

@@ -334,7 +334,9 @@ agent::Question ProjectForm() {
 
 class RpcQuestions : public RpcServerTest {
  protected:
-  runtime::SessionOptions Options(double timeout_s = 3600) {
+  // Long enough never to fire while a test answers, short enough that a
+  // lost answer fails the test instead of hanging it until ctest's timeout.
+  runtime::SessionOptions Options(double timeout_s = 120) {
     auto o = RpcServerTest::Options();
     o.questions.ask_front_end = true;
     o.questions.timeout_s = timeout_s;

@@ -111,6 +111,10 @@ TEST_F(BackgroundTest, AServerStartedInTheBackgroundAnswersALaterCallAndDiesWith
   EXPECT_EQ(p.value("background_log", ""), log);
   EXPECT_TRUE(Contains(p.value("command", ""), "http.server")) << p.dump();
   EXPECT_EQ(p["state"].get<std::string>().size(), 1u);
+  // From /proc/<pid>/status: the name, the four uids, the resident memory.
+  EXPECT_TRUE(Contains(p.value("name", ""), "python")) << p.dump();
+  EXPECT_EQ(p["userIds"].size(), 4u) << p.dump();
+  EXPECT_GT(p.value("memoryKb", 0), 0) << p.dump();
   EXPECT_TRUE(p["start_time"].is_string() && p["elapsed"].is_number() && p["cpu_pct"].is_number());
   EXPECT_TRUE(Contains(list.value("tree", ""), "1 ")) << list.dump(2);
   EXPECT_TRUE(Contains(list.value("tree", ""), "─ " + std::to_string(pid) + " ")) << list.dump(2);

@@ -14,6 +14,7 @@
 #include "sandbox/defaults.h"
 #include "tools/frecency.h"
 #include "tools/fuzzy.h"
+#include "tools/path_index.h"
 #include "tools/git_index.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
@@ -149,6 +150,27 @@ TEST(FuzzyQueryTest, ScoresAreThoseOfTheFullDynamicProgramme) {
       size_t name_start = path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1;
       ASSERT_EQ(scanner.Score(path, name_start, CharMask(path)),
                 ReferenceScore(word, path, name_start)) << word << " " << path;
+    }
+  }
+}
+
+// An entry keeps where its last '.'-segment starts; hidden below a prefix
+// must be exactly "a segment below the prefix starts with '.'".
+TEST(PathIndexTest, HiddenBelowAPrefixIsThatOfTheSegmentsBelowIt) {
+  std::mt19937 rng(11);
+  const std::string alphabet = "ab./";
+  for (int round = 0; round < 20000; ++round) {
+    std::string rel;
+    for (size_t n = 1 + rng() % 16; n; --n) rel.push_back(alphabet[rng() % alphabet.size()]);
+    IndexedPath e;
+    e.rel = rel;
+    e.hidden_at = LastHiddenSegment(rel);
+    // Every prefix a search can have: "" or up to and including a '/'.
+    for (size_t p = 0; p <= rel.size(); ++p) {
+      if (p && rel[p - 1] != '/') continue;
+      std::string_view below = std::string_view(rel).substr(p);
+      bool want = (!below.empty() && below[0] == '.') || below.find("/.") != std::string_view::npos;
+      ASSERT_EQ(HiddenBelow(e, p), want) << rel << " below " << rel.substr(0, p);
     }
   }
 }
