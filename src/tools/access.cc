@@ -166,6 +166,10 @@ PathGuard::PathGuard(const ToolContext& ctx, const std::vector<std::string>& own
     p = &fallback;
   }
   enabled_ = p->enabled;
+  // With the sandbox off every path is allowed (Check, Hidden and WalkHider
+  // answer before looking at anything else), so there is nothing to
+  // resolve: a call with --sandbox off makes its guard for free.
+  if (!enabled_) return;
   Resolver resolver;
   read_roots_ = RealAll(p->read_roots, resolver);
   write_roots_ = RealAll(p->write_roots, resolver);
