@@ -51,6 +51,14 @@ tools::ToolRegistry& Tools() {
   return *r;
 }
 
+// SEPP_BENCH_ITERATIONS=N runs every case for exactly N iterations (one
+// run, no calibration), so that a whole-process count (perf stat's
+// task-clock, strace -c) taken at two values of N gives the cost of one call
+// as the difference over the difference: bench/sandbox/percall.py.
+void FixedIterations(benchmark::internal::Benchmark* b) {
+  if (const char* n = std::getenv("SEPP_BENCH_ITERATIONS")) b->Iterations(std::atoll(n));
+}
+
 double CpuAllMicros() {
   rusage self{}, kids{};
   getrusage(RUSAGE_SELF, &self);
@@ -97,25 +105,33 @@ void BM_BashSandboxOff(benchmark::State& state) {
   off.enabled = false;
   Loop(state, "bash", {{"command", "true"}}, off, nullptr);
 }
-BENCHMARK(BM_BashSandboxOff)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_BashSandboxOff)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 void BM_BashOneOffSandbox(benchmark::State& state) {
   Loop(state, "bash", {{"command", "true"}}, Policy(), nullptr);
 }
-BENCHMARK(BM_BashOneOffSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_BashOneOffSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 void BM_BashSessionSandbox(benchmark::State& state) {
   sandbox::Policy p = Policy();
   tools::ToolWorker worker(p, Workspace(), SEPP_BINARY, false);
   Loop(state, "bash", {{"command", "true"}}, p, &worker);
 }
-BENCHMARK(BM_BashSessionSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_BashSessionSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 // The policy's paths resolved anew for the call (as a call in sepp does).
 void BM_ReadInProcess(benchmark::State& state) {
   Loop(state, "read", {{"path", "small.txt"}}, Policy(), nullptr);
 }
-BENCHMARK(BM_ReadInProcess)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ReadInProcess)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
+
+// With --sandbox off (no worker; the guard allows everything).
+void BM_ReadSandboxOff(benchmark::State& state) {
+  sandbox::Policy off = Policy();
+  off.enabled = false;
+  Loop(state, "read", {{"path", "small.txt"}}, off, nullptr);
+}
+BENCHMARK(BM_ReadSandboxOff)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 // The same operation as in the worker, which resolves them once per session.
 void BM_ReadInProcessOneGuard(benchmark::State& state) {
@@ -125,14 +141,14 @@ void BM_ReadInProcessOneGuard(benchmark::State& state) {
   tools::PathGuard guard(guard_ctx);
   Loop(state, "read", {{"path", "small.txt"}}, p, nullptr, &guard);
 }
-BENCHMARK(BM_ReadInProcessOneGuard)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ReadInProcessOneGuard)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 void BM_ReadViaWorker(benchmark::State& state) {
   sandbox::Policy p = Policy();
   tools::ToolWorker worker(p, Workspace(), SEPP_BINARY, false);
   Loop(state, "read", {{"path", "small.txt"}}, p, &worker);
 }
-BENCHMARK(BM_ReadViaWorker)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_ReadViaWorker)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 void BM_SetUpOneOffLaunch(benchmark::State& state) {
   sandbox::Policy p = Policy();
@@ -148,7 +164,7 @@ void BM_SetUpOneOffLaunch(benchmark::State& state) {
     }
   }
 }
-BENCHMARK(BM_SetUpOneOffLaunch)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SetUpOneOffLaunch)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 // Start, first answer (an ls), end: a whole session's sandbox.
 void BM_SetUpSessionSandbox(benchmark::State& state) {
@@ -167,7 +183,7 @@ void BM_SetUpSessionSandbox(benchmark::State& state) {
     }
   }
 }
-BENCHMARK(BM_SetUpSessionSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SetUpSessionSandbox)->Unit(benchmark::kMicrosecond)->UseRealTime()->Apply(FixedIterations);
 
 }  // namespace
 

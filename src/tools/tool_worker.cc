@@ -232,7 +232,7 @@ void ToolWorker::ReadOne(int channel, uint64_t gen, int poll_ms) {
       p->result.denials = std::move(reply->denials);
       p->done = true;
       pending_.erase(it);
-      cv_.notify_all();
+      if (waiting_ > 0) cv_.notify_all();  // the answer of a call that waits
       return;
     }
   }
@@ -257,11 +257,19 @@ void ToolWorker::Await(std::unique_lock<std::mutex>& lock, Pending& pending, int
       ReadOne(channel, gen, poll_ms);
       lock.lock();
       reading_ = false;
-      cv_.notify_all();  // a waiting call may take the channel over
-    } else if (deadline) {
-      cv_.wait_until(lock, *deadline);
+      if (waiting_ > 0) cv_.notify_all();  // a waiting call may take the channel over
     } else {
-      cv_.wait(lock);  // another call reads, and wakes us with our answer
+      // Counted, so that a lone call (the common case) wakes nobody: cv_ is
+      // also the sandbox thread's (Serve), which has nothing to do with an
+      // answer, and each needless wake cost it two context switches and the
+      // caller a contended mu_ per call.
+      ++waiting_;
+      if (deadline) {
+        cv_.wait_until(lock, *deadline);
+      } else {
+        cv_.wait(lock);  // another call reads, and wakes us with our answer
+      }
+      --waiting_;
     }
   }
 }

@@ -134,6 +134,7 @@ class ToolWorker {
   int sandbox_pid_ = 0;
   uint64_t generation_ = 0;  // of the sandbox: a restart makes a new one
   bool reading_ = false;     // a call is reading the channel
+  int waiting_ = 0;          // calls waiting on cv_ for an answer or the reader's turn
   // Written by a cancel to wake the call that waits on the channel (which
   // may not be the cancelled one).
   UniqueFd wake_;

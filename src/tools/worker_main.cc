@@ -156,7 +156,8 @@ class Worker {
     // bash's saved outputs go to the session's own /tmp, whatever TMPDIR
     // says (the host's TMPDIR may not even be visible here): the note in
     // the result names a file that read, grep and bash can open.
-    ctx.output_dir = "/tmp/sepp-" + std::to_string(geteuid()) + "-output";
+    static const std::string output_dir = "/tmp/sepp-" + std::to_string(geteuid()) + "-output";
+    ctx.output_dir = output_dir;
     ctx.cancel = &token;
     ctx.policy = &policy_;
     ctx.guard = &guard_;
