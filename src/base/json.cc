@@ -1,5 +1,7 @@
 #include "base/json.h"
 
+#include "base/json_text.h"
+
 namespace sepp {
 
 Result<Json> ParseJson(std::string_view text) {
@@ -13,6 +15,13 @@ Result<Json> ParseJson(std::string_view text) {
 }
 
 std::string DumpJson(const Json& j, int indent) {
+  if (indent < 0 && !j.is_number_float() && !j.is_binary()) {
+    // The same bytes as nlohmann's serializer (base/json_text.h), written
+    // without its per-character escaping loop.
+    std::string out;
+    AppendJson(out, j);
+    return out;
+  }
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -1,0 +1,69 @@
+// JSON written straight as text, byte for byte what DumpJson writes for the
+// same tree, for the hot paths that would otherwise build a tree only to dump
+// it (a protocol event per streamed delta, a request body per model call).
+//
+// nlohmann writes an object's members in key order (std::map): a writer of
+// an object gives its members in that order (std::string's <, bytewise), and
+// the tests that compare with DumpJson hold it to that.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/json.h"
+
+namespace sepp {
+
+// s as a JSON string, quoted and escaped as DumpJson does (no \u escapes
+// but for control characters; invalid UTF-8 becomes U+FFFD as DumpJson's).
+void AppendJsonString(std::string& out, std::string_view s);
+// Any value: DumpJson(j) appended without a temporary.
+void AppendJson(std::string& out, const Json& j);
+void AppendJsonInt(std::string& out, int64_t v);
+
+// One object's members, written in the order given (which must be key
+// order). Keys are written as given: callers pass plain ASCII names.
+class JsonObjectText {
+ public:
+  explicit JsonObjectText(std::string& out) : out_(out) { out_ += '{'; }
+  JsonObjectText(const JsonObjectText&) = delete;
+  JsonObjectText& operator=(const JsonObjectText&) = delete;
+
+  // The key and its colon; the caller writes the value.
+  std::string& Key(std::string_view key) {
+    if (!first_) out_ += ',';
+    first_ = false;
+    out_ += '"';
+    out_ += key;
+    out_ += "\":";
+    return out_;
+  }
+  JsonObjectText& Str(std::string_view key, std::string_view value) {
+    AppendJsonString(Key(key), value);
+    return *this;
+  }
+  JsonObjectText& Int(std::string_view key, int64_t value) {
+    AppendJsonInt(Key(key), value);
+    return *this;
+  }
+  JsonObjectText& Bool(std::string_view key, bool value) {
+    Key(key) += value ? "true" : "false";
+    return *this;
+  }
+  JsonObjectText& Value(std::string_view key, const Json& value) {
+    AppendJson(Key(key), value);
+    return *this;
+  }
+  // A value that is JSON text already.
+  JsonObjectText& Raw(std::string_view key, std::string_view text) {
+    Key(key) += text;
+    return *this;
+  }
+  void Close() { out_ += '}'; }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+}  // namespace sepp
