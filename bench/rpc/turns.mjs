@@ -8,7 +8,7 @@
 // SEPP_WRAP (a command line put before sepp, split on spaces).
 // Tool turns read a small file; the read runs in the session sandbox's tool
 // worker (a separate process) unless SEPP_SANDBOX=off.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFake, tempDir, seppEnv, RpcClient, seppBin } from "../../tests/rpc/node/harness.mjs";
 
@@ -58,7 +58,14 @@ try {
       await call("session/prompt", { sessionId, prompt: [{ type: "text", text: `turn ${i}` }] });
     }
   }
+  // TURNS_DUMP=1: the records read (for checking what a turn sent);
+  // TURNS_STAT=1: the agent process's user and system CPU (ms, its threads,
+  // not its children) before it exits.
   if (process.env.TURNS_DUMP) for (const r of client.records) console.log(JSON.stringify(r).slice(0, 300));
+  if (process.env.TURNS_STAT) {
+    const f = readFileSync(`/proc/${client.proc.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    console.log(`user ${Number(f[11]) * 10} ms, system ${Number(f[12]) * 10} ms`);
+  }
   await client.close();
 } finally {
   fake.stop();

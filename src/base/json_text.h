@@ -1,6 +1,8 @@
-// JSON written straight as text, byte for byte what DumpJson writes for the
-// same tree, for the hot paths that would otherwise build a tree only to dump
-// it (a protocol event per streamed delta, a request body per model call).
+// JSON text written and read without nlohmann's per-character loops.
+//
+// Writing: byte for byte what DumpJson writes for the same tree, for the hot
+// paths that would otherwise build a tree only to dump it (a protocol event
+// per streamed delta, a request body per model call).
 //
 // nlohmann writes an object's members in key order (std::map): a writer of
 // an object gives its members in that order (std::string's <, bytewise), and
@@ -20,6 +22,14 @@ void AppendJsonString(std::string& out, std::string_view s);
 // Any value: DumpJson(j) appended without a temporary.
 void AppendJson(std::string& out, const Json& j);
 void AppendJsonInt(std::string& out, int64_t v);
+
+// Reading: the tree nlohmann's parse builds from text (the same types, values
+// and duplicate-key rule), for the text it can be sure of: well-formed JSON
+// nested at most 256 deep, numbers in range. False for anything else (also
+// for valid JSON it leaves to nlohmann: a byte order mark, a number that
+// overflows), and *out is then unspecified: ParseJson falls back to nlohmann
+// there, which decides and words the error.
+bool ParseJsonText(std::string_view text, Json* out);
 
 // One object's members, written in the order given (which must be key
 // order). Keys are written as given: callers pass plain ASCII names.

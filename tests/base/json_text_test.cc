@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
 #include <random>
 
 namespace sepp {
@@ -112,6 +114,144 @@ TEST(JsonText, ObjectWriterWritesMembersInTheOrderGiven) {
   o.Close();
   EXPECT_EQ(out, R"({"a":true,"b":-7,"c":[1],"d":"x\"y","e":{},"f":null})");
   EXPECT_EQ(out, Nlohmann(*ParseJson(out)));
+}
+
+}  // namespace
+}  // namespace sepp
+
+namespace sepp {
+namespace {
+
+// Random bytes from the test's alphabet may cut a UTF-8 sequence: such a
+// string is valid JSON only after DumpJson's replacement.
+std::string SanitizeForTest(const std::string& s) { return Json::parse(DumpJson(Json(s))).get<std::string>(); }
+
+// Same type at every node, same values (nlohmann's == treats 1 and 1u alike).
+bool Identical(const Json& a, const Json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+      if (ia.key() != ib.key() || !Identical(ia.value(), ib.value())) return false;
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!Identical(a[i], b[i])) return false;
+    return true;
+  }
+  if (a.is_number_float()) return std::signbit(a.get<double>()) == std::signbit(b.get<double>()) && a == b;
+  return a == b;
+}
+
+// What ParseJsonText accepts, nlohmann accepts with the identical tree.
+int fast_took = 0, fast_left = 0;
+void ExpectAgrees(const std::string& text) {
+  Json fast;
+  bool took = ParseJsonText(text, &fast);
+  ++(took ? fast_took : fast_left);
+  Json slow;
+  bool valid = true;
+  try {
+    slow = Json::parse(text);
+  } catch (const Json::exception&) {
+    valid = false;
+  }
+  if (took) {
+    ASSERT_TRUE(valid) << "accepted what nlohmann rejects: " << testing::PrintToString(text);
+    ASSERT_TRUE(Identical(fast, slow)) << testing::PrintToString(text) << " -> " << fast.dump() << " vs " << slow.dump();
+  }
+  // ParseJson gives nlohmann's answer either way.
+  auto r = ParseJson(text);
+  ASSERT_EQ(r.ok(), valid) << testing::PrintToString(text);
+  if (valid) ASSERT_TRUE(Identical(*r, slow)) << testing::PrintToString(text);
+}
+
+TEST(JsonTextParse, ReadsWhatNlohmannReads) {
+  for (const char* t : {"{}", "[]", "0", "-0", "1", "-1", "18446744073709551615", "-9223372036854775808",
+                        "1.5", "-0.0", "1e2", "1E-2", "2.5e+3", "true", "false", "null", " \t\n\r[1 , 2]\n",
+                        R"("a\"b\\c\/d\b\f\n\r\t\u0041\u00e9\u20ac\ud83d\ude00\u0000")",
+                        R"({"a":1,"a":2})", R"({"k":{"n":[{"x":[]}]}})", "\"caf\xC3\xA9\""}) {
+    SCOPED_TRACE(t);
+    Json j;
+    EXPECT_TRUE(ParseJsonText(t, &j));
+    ExpectAgrees(t);
+  }
+  Json j;
+  ASSERT_TRUE(ParseJsonText(R"({"a":1,"a":2})", &j));
+  EXPECT_EQ(j["a"], 2);
+  ASSERT_TRUE(ParseJsonText("5", &j));
+  EXPECT_TRUE(j.is_number_unsigned());
+  ASSERT_TRUE(ParseJsonText("-5", &j));
+  EXPECT_TRUE(j.is_number_integer() && !j.is_number_unsigned());
+}
+
+TEST(JsonTextParse, LeavesTheRestToNlohmann) {
+  for (std::string t : std::vector<std::string>{"", " ", "01", "-", "1.", ".5", "1e", "+1", "18446744073709551616", "-9223372036854775809",
+                        "1e999", "-1e999", "1e-400", "tru", "nul", "[1,]", "{\"a\":1,}", "{\"a\"}", "{a:1}",
+                        "[1 2]", "\"\\x\"", "\"\\u12\"", "\"\\uD800\"", "\"\\uDC00\"", "\"\\uD800\\u0041\"",
+                        "\"\x01\"", "\"\xFF\"", "\"\xC0\xAF\"", "\"\xED\xA0\x80\"", "\"unterminated",
+                        "\xEF\xBB\xBF{}", "{} x", "//c\n{}", "[" + std::string(300, '[') + std::string(301, ']')}) {
+    SCOPED_TRACE(testing::PrintToString(t));
+    Json j;
+    EXPECT_FALSE(ParseJsonText(t, &j));
+    ExpectAgrees(t);
+  }
+}
+
+// Text from random trees, then the same text cut, with bytes flipped,
+// inserted and removed: the fast reader never accepts what nlohmann
+// refuses, never reads a different tree, and ParseJson's answer is
+// nlohmann's.
+TEST(JsonTextParse, MutatedTextAgreesWithNlohmann) {
+  std::mt19937 rng(99);
+  std::function<Json(int)> make = [&](int depth) -> Json {
+    switch (rng() % (depth > 3 ? 6 : 8)) {
+      case 0: return nullptr;
+      case 1: return rng() % 2 == 0;
+      case 2: return static_cast<int64_t>(rng()) - (1LL << 31);
+      case 3: return static_cast<double>(rng()) / 7.0 * ((rng() % 2) ? 1e-5 : 1e5);
+      case 4: {
+        std::string s;
+        for (int i = rng() % 6; i > 0; --i) s += "a\"\\\n\x01\xC3\xA9\xF0\x9F\x98\x80/"[rng() % 14];
+        return SanitizeForTest(s);
+      }
+      case 5: return static_cast<uint64_t>(rng()) << 33;
+      case 6: {
+        Json a = Json::array();
+        for (int i = rng() % 4; i > 0; --i) a.push_back(make(depth + 1));
+        return a;
+      }
+      default: {
+        Json o = Json::object();
+        for (int i = rng() % 4; i > 0; --i) o[std::string(1, static_cast<char>('a' + rng() % 5))] = make(depth + 1);
+        return o;
+      }
+    }
+  };
+  const char noise[] = "{}[]\",:\\0123456789-+.eEtrufalsn \n\x01\x80\xC3\xFF";
+  fast_took = fast_left = 0;
+  for (int n = 0; n < 1500; ++n) {
+    std::string text = make(0).dump(rng() % 4 == 0 ? 1 : -1, ' ', rng() % 3 == 0, Json::error_handler_t::replace);
+    ExpectAgrees(text);
+    for (int m = 0; m < 3; ++m) {
+      std::string t = text;
+      for (int k = 1 + rng() % 3; k > 0 && !t.empty(); --k) {
+        size_t at = rng() % t.size();
+        switch (rng() % 4) {
+          case 0: t[at] = noise[rng() % (sizeof noise - 1)]; break;
+          case 1: t.insert(at, 1, noise[rng() % (sizeof noise - 1)]); break;
+          case 2: t.erase(at, 1); break;
+          default: t.resize(at); break;
+        }
+      }
+      ExpectAgrees(t);
+    }
+  }
+  // Both ways were taken often (a mutation can leave the text valid).
+  EXPECT_GT(fast_took, 1500);
+  EXPECT_GT(fast_left, 1500);
 }
 
 }  // namespace
