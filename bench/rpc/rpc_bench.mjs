@@ -7,7 +7,8 @@
 //   CPU per turn: the agent process's own on-CPU time during a turn (every
 //                thread's /proc schedstat), which the fake provider's and
 //                the client's time cannot enter; for the tool turn without
-//                the tool worker (a separate process)
+//                the tool worker (a separate process), whose own CPU for the
+//                call is the row after (the processes below the agent's)
 // and the same for the floor agent (floor_agent.cc: the loopback exchange
 // and the pipe lines alone), whose turn no harness can beat on this machine.
 // Turns are interleaved across the agents. Prints medians (ms) and ratios.
@@ -32,6 +33,22 @@ function cpuNs(pid) {
   }
   return ns;
 }
+// The same for every process below pid (sepp's tool worker in the session
+// sandbox, which runs the tool calls).
+function childrenCpuNs(pid) {
+  let ns = 0;
+  const kids = (p) => {
+    const out = [];
+    try {
+      for (const t of readdirSync(`/proc/${p}/task`))
+        out.push(...readFileSync(`/proc/${p}/task/${t}/children`, "utf8").trim().split(/\s+/).filter(Boolean));
+    } catch {}
+    return out;
+  };
+  const walk = (p) => { for (const k of kids(p)) { ns += cpuNs(k); walk(k); } };
+  walk(pid);
+  return ns;
+}
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 // One agent process and its samples.
@@ -46,7 +63,8 @@ async function start(kind, fake, floorBody) {
       ? new RpcClient(floorBin, [], { cwd, env: { ...seppEnv(root, fake.url), FLOOR_BODY: floorBody } })
       : new RpcClient(seppBin, ["--rpc", "--no-session"], { cwd, env: seppEnv(root, fake.url) });
   await client.request({ id: "warm", type: "get_state" });
-  return { kind, client, idle: rssKb(client.proc.pid), first: [], text: [], tool: [], textCpu: [], toolCpu: [] };
+  return { kind, client, idle: rssKb(client.proc.pid), first: [], text: [], tool: [], textCpu: [], toolCpu: [],
+           workerCpu: [] };
 }
 
 const scripts = [["text", [{ text: "ok" }]],
@@ -57,6 +75,7 @@ async function turn(a, fake, i, kind, script) {
   const { client } = a;
   const from = client.records.length;
   const c0 = cpuNs(client.proc.pid);
+  const w0 = childrenCpuNs(client.proc.pid);
   const t0 = process.hrtime.bigint();
   client.send({ type: "prompt", message: `turn ${i}` });
   await client.waitFor((r) => r.type !== "response", from);
@@ -64,12 +83,15 @@ async function turn(a, fake, i, kind, script) {
   await client.waitFor((r) => r.type === "agent_settled", from);
   const t2 = process.hrtime.bigint();
   a[`${kind}Cpu`].push((cpuNs(client.proc.pid) - c0) / 1e6);
+  // A process that exited during the turn is not counted: sepp's worker
+  // lives as long as the session.
+  if (kind === "tool") a.workerCpu.push(Math.max(0, childrenCpuNs(client.proc.pid) - w0) / 1e6);
   if (kind === "text") a.first.push(Number(t1 - t0) / 1e6);
   a[kind].push(Number(t2 - t0) / 1e6);
 }
 
 const summary = (a) => ({ idle: a.idle, first: median(a.first), text: median(a.text), tool: median(a.tool),
-                          textCpu: median(a.textCpu), toolCpu: median(a.toolCpu) });
+                          textCpu: median(a.textCpu), toolCpu: median(a.toolCpu), workerCpu: median(a.workerCpu) });
 
 const fake = await startFake();
 try {
@@ -99,6 +121,7 @@ try {
   row("idle RSS", "idle", "kB");
   row("CPU, text turn", "textCpu", "ms (the agent process)");
   row("CPU, tool turn", "toolCpu", "ms (without sepp's tool worker)");
+  row("CPU, tool turn's children", "workerCpu", "ms (sepp: the tool worker's read)");
 } finally {
   fake.stop();
 }

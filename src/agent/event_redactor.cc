@@ -3,6 +3,26 @@
 #include "base/secrets.h"
 
 namespace sepp::agent {
+namespace {
+
+// True if a string or a key in value holds a registered secret; when false,
+// RedactJson(value) == value.
+bool HasSecret(const Json& value) {
+  switch (value.type()) {
+    case Json::value_t::string: return ContainsSecret(value.get_ref<const std::string&>());
+    case Json::value_t::array:
+      for (const auto& v : value.get_ref<const Json::array_t&>())
+        if (HasSecret(v)) return true;
+      return false;
+    case Json::value_t::object:
+      for (const auto& [k, v] : value.get_ref<const Json::object_t&>())
+        if (ContainsSecret(k) || HasSecret(v)) return true;
+      return false;
+    default: return false;
+  }
+}
+
+}  // namespace
 
 void EventRedactor::operator()(const Event& e) {
   if (!sink_) return;
@@ -25,6 +45,14 @@ void EventRedactor::operator()(const Event& e) {
   }
   FlushDeltas();
   if (e.type == EventType::kToolFinished) FlushToolOutput(e.call_id);
+  // Most events hold no secret: they pass as they are, not copied.
+  bool secret = ContainsSecret(e.text) || ContainsSecret(e.kind) || ContainsSecret(e.summary) ||
+                ContainsSecret(e.result) || HasSecret(e.args) || HasSecret(e.message) ||
+                HasSecret(e.data);
+  if (!secret) {
+    sink_(e);
+    return;
+  }
   Event out = e;
   out.text = Redact(e.text);
   out.kind = Redact(e.kind);

@@ -31,6 +31,34 @@ void MixText(uint64_t* h, std::string_view s) {
   Mix(h, s.size());
 }
 
+// Every value, its type and (for objects) keys mixed in; std::hash<Json>
+// does the same through nlohmann's items(), which builds a string per key
+// and per array index.
+void MixJson(uint64_t* h, const Json& j) {
+  Mix(h, static_cast<uint64_t>(j.type()));
+  switch (j.type()) {
+    case Json::value_t::string: MixText(h, j.get_ref<const std::string&>()); break;
+    case Json::value_t::boolean: Mix(h, j.get<bool>()); break;
+    case Json::value_t::number_integer: Mix(h, static_cast<uint64_t>(j.get<int64_t>())); break;
+    case Json::value_t::number_unsigned: Mix(h, j.get<uint64_t>()); break;
+    case Json::value_t::number_float: Mix(h, std::hash<double>{}(j.get<double>())); break;
+    case Json::value_t::object:
+      Mix(h, j.size());
+      for (const auto& [key, value] : j.get_ref<const Json::object_t&>()) {
+        MixText(h, key);
+        MixJson(h, value);
+      }
+      break;
+    case Json::value_t::array:
+      Mix(h, j.size());
+      for (const Json& value : j.get_ref<const Json::array_t&>()) MixJson(h, value);
+      break;
+    default:  // null, binary (never in arguments), discarded
+      Mix(h, std::hash<Json>{}(j));
+      break;
+  }
+}
+
 }  // namespace
 
 uint64_t MessageHash(const Message& m) {
@@ -46,7 +74,7 @@ uint64_t MessageHash(const Message& m) {
     Mix(&h, b.redacted);
     MixText(&h, b.id);
     MixText(&h, b.name);
-    Mix(&h, std::hash<Json>{}(b.arguments));
+    MixJson(&h, b.arguments);
     MixText(&h, b.arguments_error);
     MixText(&h, b.raw_arguments);
   }
@@ -155,7 +183,9 @@ std::string RequestBodyWriter::Write(const Request& request) {
     anthropic::MarkCacheBreakpoint(&tail);
   }
   std::string tail_text = DumpJson(tail);
-  std::string items = "[";
+  std::string items;
+  items.reserve(lead_.size() + (split > 0 ? prefix_text_.size() : 0) + tail_text.size() + 4);
+  items += '[';
   auto add = [&](std::string_view piece) {
     if (piece.empty()) return;
     if (items.size() > 1) items += ',';

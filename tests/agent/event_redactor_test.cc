@@ -4,6 +4,8 @@
 // in order: flushed before the next event that is not part of them.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "agent/agent.h"
 #include "agent/event_redactor.h"
 #include "base/secrets.h"
@@ -114,6 +116,36 @@ TEST_F(EventRedactorTest, EveryOtherFieldIsRedacted) {
   EXPECT_EQ(AllJson(seen_).find(kKey), std::string::npos) << AllJson(seen_);
   EXPECT_EQ(seen_[0].summary, "bash echo [REDACTED]");
   EXPECT_EQ(seen_[1].text, "bad key [REDACTED]");
+}
+
+// Each field alone is enough to be redacted (the redactor passes an event
+// without a secret through uncopied, so it must look at every field).
+TEST_F(EventRedactorTest, ASecretInAnyOneFieldIsFound) {
+  std::string dirty = std::string("x ") + kKey;
+  std::vector<std::function<void(Event&)>> plant = {
+      [&](Event& e) { e.text = dirty; },    [&](Event& e) { e.kind = dirty; },
+      [&](Event& e) { e.summary = dirty; }, [&](Event& e) { e.result = dirty; },
+      [&](Event& e) { e.args = {{"a", dirty}}; },
+      [&](Event& e) { e.message = {{"content", {{{"text", dirty}}}}}; },
+      [&](Event& e) { e.data = {{dirty, 1}}; }};
+  for (size_t i = 0; i < plant.size(); ++i) {
+    seen_.clear();
+    Event e(EventType::kToolFinished);
+    e.call_id = "c";
+    e.args = {{"path", "a.txt"}};
+    plant[i](e);
+    redactor_(e);
+    ASSERT_EQ(seen_.size(), 1u);
+    EXPECT_EQ(AllJson(seen_).find(kKey), std::string::npos) << "field " << i;
+  }
+  seen_.clear();
+  Event clean(EventType::kToolFinished);
+  clean.args = {{"path", "a.txt"}};
+  clean.result = "ok";
+  redactor_(clean);
+  ASSERT_EQ(seen_.size(), 1u);
+  EXPECT_EQ(seen_[0].args, clean.args);
+  EXPECT_EQ(seen_[0].result, "ok");
 }
 
 // "chunky": prints its text argument through on_output in pieces of 5 bytes.

@@ -715,7 +715,11 @@ void Server::Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e
     }
     calls.output.erase(e.call_id);
   }
-  auto update = UpdateForEvent(e, ContextFor(*s), args);
+  // Only a tool call's title and the usage's window need the session's
+  // state (GetState copies it): not every streamed delta.
+  bool needs_context = e.type == EventType::kToolStarted || e.type == EventType::kToolFinished ||
+                       e.type == EventType::kUsage;
+  auto update = UpdateForEvent(e, needs_context ? ContextFor(*s) : UpdateContext(), args);
   if (!update) return;
   bool droppable = e.type == EventType::kMessageDelta || e.type == EventType::kThinkingDelta ||
                    e.type == EventType::kUsage;

@@ -10,6 +10,10 @@
 // reported as toolcall_start / delta / end when the message completes (sepp
 // streams text and thinking, and hands over tool calls whole). Events of
 // sub-agents (parent_call_id set) have no pi form and are left out.
+//
+// Records are written as text, in DumpJson's bytes (members in key order),
+// with no JSON tree built per record: a turn's messages are kept as the
+// text that turn_end and agent_end repeat.
 // Not thread-safe: one mapper per output stream.
 #pragma once
 #include <cstdint>
@@ -19,6 +23,7 @@
 
 #include "agent/events.h"
 #include "base/json.h"
+#include "base/json_text.h"
 
 namespace sepp::front::rpc {
 
@@ -26,27 +31,29 @@ class PiEventMapper {
  public:
   explicit PiEventMapper(std::string provider) : provider_(std::move(provider)) {}
   void set_provider(std::string p) { provider_ = std::move(p); }
-  // The pi records for one runtime event (often none, sometimes several).
-  std::vector<Json> Map(const agent::Event& e);
+  // Appends the pi records for one runtime event (often none, sometimes
+  // several), one line each.
+  void Map(const agent::Event& e, std::string* out);
 
  private:
-  void StartAssistant(std::vector<Json>& out);
-  void CloseBlock(std::vector<Json>& out);
-  void Delta(std::vector<Json>& out, const std::string& kind, const std::string& text);
-  void EndTurnIfOpen(std::vector<Json>& out, const char* stop_reason, const std::string& error);
-  Json Update(Json assistant_event) const;
+  void StartAssistant(std::string& out);
+  void CloseBlock(std::string& out);
+  void Delta(std::string& out, const char* kind, const std::string& text);
+  void EndTurnIfOpen(std::string& out, const char* stop_reason, const std::string& error);
+  void AddRunMessage(const std::string& message);
 
   std::string provider_;
   std::string model_;
   int64_t now_ms_ = 0;
-  std::vector<Json> pending_users_;
-  std::vector<Json> run_messages_;
+  // The messages as pi's message objects' text.
+  std::vector<std::string> pending_users_;
+  std::string run_messages_;  // joined by commas
   bool turn_open_ = false;
   bool assistant_open_ = false;
-  Json last_assistant_;
-  Json tool_results_ = Json::array();
-  // The streamed block now open: "text" | "thinking" | "".
-  std::string block_kind_;
+  std::string last_assistant_;  // empty: none yet in this turn
+  std::string tool_results_;    // joined by commas
+  // The streamed block now open: "text" | "thinking" | null.
+  const char* block_kind_ = nullptr;
   int block_index_ = -1;
   std::string block_text_;
   struct Call {

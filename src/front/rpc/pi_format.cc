@@ -30,56 +30,94 @@ std::string PiApi(const std::string& provider) {
   return "anthropic-messages";
 }
 
+void AppendPiUsage(std::string& out, const llm::Usage& u) {
+  JsonObjectText o(out);
+  o.Int("cacheRead", u.cache_read).Int("cacheWrite", u.cache_write);
+  o.Raw("cost", R"({"cacheRead":0,"cacheWrite":0,"input":0,"output":0,"total":0})");
+  o.Int("input", u.input).Int("output", u.output).Int("totalTokens", u.total());
+  o.Close();
+}
+
+const Json& PiToolArguments(const llm::ContentBlock& call) {
+  static const Json empty = Json::object();
+  return call.arguments.is_object() ? call.arguments : empty;
+}
+
 namespace {
 
-Json TextBlock(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
+// [{"text":..,"type":"text"}, ...] of the message's text blocks.
+void AppendTextBlocks(std::string& out, const llm::Message& m) {
+  out += '[';
+  bool first = true;
+  for (const auto& b : m.content) {
+    if (b.kind != llm::ContentBlock::Kind::kText) continue;
+    if (!first) out += ',';
+    first = false;
+    out += R"({"text":)";
+    AppendJsonString(out, b.text);
+    out += R"(,"type":"text"})";
+  }
+  out += ']';
+}
 
 }  // namespace
 
-Json PiMessage(const llm::Message& m, const std::string& provider, int64_t timestamp_ms) {
+// Members in key order (DumpJson's): the text is what the tree would dump.
+void AppendPiMessage(std::string& out, const llm::Message& m, const std::string& provider,
+                     int64_t timestamp_ms) {
+  JsonObjectText o(out);
   switch (m.role) {
-    case llm::Role::kUser: {
-      Json content = Json::array();
-      for (const auto& b : m.content)
-        if (b.kind == llm::ContentBlock::Kind::kText) content.push_back(TextBlock(b.text));
-      return {{"role", "user"}, {"content", content}, {"timestamp", timestamp_ms}};
-    }
-    case llm::Role::kToolResult: {
-      Json content = Json::array();
-      for (const auto& b : m.content)
-        if (b.kind == llm::ContentBlock::Kind::kText) content.push_back(TextBlock(b.text));
-      return {{"role", "toolResult"}, {"toolCallId", m.tool_call_id}, {"toolName", m.tool_name},
-              {"content", content},   {"isError", m.is_error},        {"timestamp", timestamp_ms}};
-    }
+    case llm::Role::kUser:
+      AppendTextBlocks(o.Key("content"), m);
+      o.Str("role", "user").Int("timestamp", timestamp_ms);
+      break;
+    case llm::Role::kToolResult:
+      AppendTextBlocks(o.Key("content"), m);
+      o.Bool("isError", m.is_error).Str("role", "toolResult").Int("timestamp", timestamp_ms);
+      o.Str("toolCallId", m.tool_call_id).Str("toolName", m.tool_name);
+      break;
     case llm::Role::kAssistant: {
-      Json content = Json::array();
+      o.Str("api", PiApi(provider));
+      std::string& c = o.Key("content");
+      c += '[';
+      bool first = true;
       for (const auto& b : m.content) {
+        if (!first) c += ',';
+        first = false;
+        JsonObjectText block(c);
         switch (b.kind) {
-          case llm::ContentBlock::Kind::kText: content.push_back(TextBlock(b.text)); break;
-          case llm::ContentBlock::Kind::kThinking: {
-            Json t = {{"type", "thinking"}, {"thinking", b.redacted ? "" : b.text}};
-            if (!b.signature.empty()) t["thinkingSignature"] = b.signature;
-            if (b.redacted) t["redacted"] = true;
-            content.push_back(t);
+          case llm::ContentBlock::Kind::kText:
+            block.Str("text", b.text).Str("type", "text");
             break;
-          }
+          case llm::ContentBlock::Kind::kThinking:
+            if (b.redacted) block.Bool("redacted", true);
+            block.Str("thinking", b.redacted ? std::string_view() : std::string_view(b.text));
+            if (!b.signature.empty()) block.Str("thinkingSignature", b.signature);
+            block.Str("type", "thinking");
+            break;
           case llm::ContentBlock::Kind::kToolCall:
-            content.push_back({{"type", "toolCall"},
-                               {"id", b.id},
-                               {"name", b.name},
-                               {"arguments", b.arguments.is_object() ? b.arguments : Json::object()}});
+            block.Value("arguments", PiToolArguments(b)).Str("id", b.id).Str("name", b.name);
+            block.Str("type", "toolCall");
             break;
         }
+        block.Close();
       }
-      Json j = {{"role", "assistant"},    {"content", content},
-                {"api", PiApi(provider)}, {"provider", provider},
-                {"model", m.model},       {"usage", PiUsage(m.usage)},
-                {"stopReason", PiStopReason(m.stop_reason)}, {"timestamp", timestamp_ms}};
-      if (!m.error.empty()) j["errorMessage"] = m.error;
-      return j;
+      c += ']';
+      if (!m.error.empty()) o.Str("errorMessage", m.error);
+      o.Str("model", m.model).Str("provider", provider).Str("role", "assistant");
+      o.Str("stopReason", PiStopReason(m.stop_reason)).Int("timestamp", timestamp_ms);
+      AppendPiUsage(o.Key("usage"), m.usage);
+      break;
     }
   }
-  return Json::object();
+  o.Close();
+}
+
+Json PiMessage(const llm::Message& m, const std::string& provider, int64_t timestamp_ms) {
+  std::string text;
+  AppendPiMessage(text, m, provider, timestamp_ms);
+  auto j = ParseJson(text);
+  return j.ok() ? std::move(*j) : Json::object();
 }
 
 Json PiEntry(const Json& entry, const std::string& provider) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/json.h"
+#include "base/json_text.h"
 #include "llm/message.h"
 #include "runtime/agent_session.h"
 
@@ -19,6 +20,15 @@ const char* PiStopReason(llm::StopReason s);
 // A message as pi's AgentMessage (user / assistant / toolResult).
 // timestamp_ms: 0 when unknown.
 Json PiMessage(const llm::Message& m, const std::string& provider, int64_t timestamp_ms);
+// The same as text (DumpJson(PiMessage(...))), written directly: the event
+// stream writes one per message.
+void AppendPiMessage(std::string& out, const llm::Message& m, const std::string& provider,
+                     int64_t timestamp_ms);
+// DumpJson(PiUsage(u)), written directly.
+void AppendPiUsage(std::string& out, const llm::Usage& u);
+// A tool call's arguments as pi has them: the object, or {} when the model's
+// were not an object.
+const Json& PiToolArguments(const llm::ContentBlock& call);
 // A sepp session entry ({type, id, parentId, timestamp, ...}) with its
 // message, if any, in pi's form.
 Json PiEntry(const Json& entry, const std::string& provider);

@@ -304,7 +304,7 @@ class RpcServer {
         }
         if (e.type == agent::EventType::kQuestionResolved)
           questions_.Forget(e.data.value("question_id", ""));
-        for (const Json& j : mapper_.Map(e)) batch += Line(j);
+        mapper_.Map(e, &batch);
         if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) {
           flush();
           NoteSettled();
