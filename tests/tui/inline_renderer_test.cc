@@ -273,7 +273,7 @@ TEST(TuiInlineRenderer, CommitsAboveTheRegionAreInsertedNotRedrawn) {
   r.Commit({Text("new 1"), Text("new 2"), Text("new 3")});
   std::string frame = r.Frame();
   term.Feed(frame);
-  EXPECT_NE(frame.find("\x1b[3L"), std::string::npos);
+  EXPECT_NE(frame.find("\x1b[3L"), std::string::npos) << ::testing::PrintToString(frame);
   EXPECT_EQ(frame.find("\x1b[J"), std::string::npos) << "the region is not redrawn";
   EXPECT_EQ(frame.find("footer"), std::string::npos);
   auto t = term.Transcript();

@@ -22,6 +22,7 @@
 #include "front/tui/chat_view.h"
 #include "front/tui/interaction.h"
 #include "front/tui/prompt_history.h"
+#include "front/tui/scroll_region_support.h"
 #include "front/tui/terminal.h"
 #include "front/tui/terminal_replies.h"
 #include "front/tui/theme_watcher.h"
@@ -128,6 +129,8 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
 
   TerminalSize size = (*term)->Size();
   InlineRenderer renderer(size.cols, size.rows);
+  // A stream scrolled with a scroll region only where its lines are kept.
+  renderer.set_scroll_region(ScrollRegionKeepsScrollback([](const char* name) { return std::getenv(name); }));
   ChatView view(&renderer);
   runtime::SessionState state = session.GetState();
   KeyDecoder decoder;
