@@ -319,30 +319,38 @@ TEST(TuiMarkdown, FinishedBlocksAreWrittenOnce) {
   EXPECT_GT(s.renderer.stats().committed_in_place, 50u);
 }
 
+// Widths and heights change while the stream fills the screen, with and
+// without a scroll region (which a resize takes off until the region is
+// known to be at the screen's bottom again: a screen of rows later).
 TEST(TuiMarkdown, ResizeDuringAStreamKeepsEveryLineOnce) {
   std::string answer;
-  for (int i = 0; i < 60; ++i) answer += "streamed line q" + std::to_string(100 + i) + " with words\n";
-  Streamed s(80, 20);
-  agent::Event delta(agent::EventType::kMessageDelta);
-  for (size_t i = 0, n = 0; i < answer.size(); i += 5, ++n) {
-    if (n % 40 == 39) {
-      int cols = n % 80 == 79 ? 80 : 53;
-      s.term.Resize(20, cols);
-      s.renderer.Resize(cols, 20);
+  for (int i = 0; i < 120; ++i) answer += "streamed line q" + std::to_string(100 + i) + " with words\n";
+  for (bool region : {false, true}) {
+    Streamed s(80, 20);
+    s.renderer.set_scroll_region(region);
+    agent::Event delta(agent::EventType::kMessageDelta);
+    for (size_t i = 0, n = 0; i < answer.size(); i += 5, ++n) {
+      if (n % 150 == 149) {
+        int cols = n % 300 == 299 ? 80 : 53;
+        int rows = n % 450 == 449 ? 14 : 20;
+        s.term.Resize(rows, cols);
+        s.renderer.Resize(cols, rows);
+      }
+      delta.text = answer.substr(i, 5);
+      s.Send(delta);
     }
-    delta.text = answer.substr(i, 5);
-    s.Send(delta);
+    s.Send(agent::Event(agent::EventType::kTurnFinished));
+    std::string all;
+    for (const auto& row : s.term.Transcript()) all += row + "\n";
+    for (int i = 0; i < 120; ++i) {
+      std::string line = "streamed line q" + std::to_string(100 + i) + " with words";
+      size_t first = all.find(line);
+      EXPECT_NE(first, std::string::npos) << line << (region ? " (scroll region)" : "");
+      EXPECT_EQ(all.find(line, first + 1), std::string::npos) << "twice: " << line << (region ? " (scroll region)" : "");
+    }
+    EXPECT_FALSE(ClearsScreen(s.term.written()));
+    if (region) EXPECT_GT(s.renderer.stats().region_scrolls, 10u) << "the region was used between the resizes";
   }
-  s.Send(agent::Event(agent::EventType::kTurnFinished));
-  std::string all;
-  for (const auto& row : s.term.Transcript()) all += row + "\n";
-  for (int i = 0; i < 60; ++i) {
-    std::string line = "streamed line q" + std::to_string(100 + i) + " with words";
-    size_t first = all.find(line);
-    EXPECT_NE(first, std::string::npos) << line;
-    EXPECT_EQ(all.find(line, first + 1), std::string::npos) << "twice: " << line;
-  }
-  EXPECT_FALSE(ClearsScreen(s.term.written()));
 }
 
 TEST(TuiMarkdown, ThinkingStreamsLiveAndFoldsWhenDone) {
