@@ -342,13 +342,20 @@ std::string InlineRenderer::Frame() {
     pending_commits_.clear();
   } else if (insert_commits) {
     long m = static_cast<long>(above);
+    // New rows at the region's top (a stream's first row under the commits)
+    // are made with the same room and the same insert.
+    long also = grow && left == same_tail ? static_cast<long>(rows.size() - left) : 0;
     go_row(existing - 1);
-    out.append(static_cast<size_t>(m), '\n');  // room at the bottom (scrolls when there)
-    bottom_min_ = std::min(bottom_min_ + m, height);
-    cur += m;
-    existing += m;
+    out.append(static_cast<size_t>(m + also), '\n');  // room at the bottom (scrolls when there)
+    bottom_min_ = std::min(bottom_min_ + m + also, height);
+    cur += m + also;
+    existing += m + also;
     go_row(0);
-    LineOp(static_cast<size_t>(m), 'L', &out);
+    LineOp(static_cast<size_t>(m + also), 'L', &out);
+    if (also > 0) {
+      drawn_rows_.insert(drawn_rows_.begin(), static_cast<size_t>(also), Line{});
+      grow = false;
+    }
     col = -1;
     for (long i = 0; i < m; ++i) {
       go_row(i);
@@ -474,12 +481,13 @@ std::string InlineRenderer::Frame() {
   }
   // One short write that leaves the cursor where it was, or where the
   // output ends (one row's tail, a row scrolled in by the region): the
-  // terminal parses it whole, so it goes without hiding the cursor and
-  // without the synchronized-output brackets (a third of a streaming
-  // frame's bytes). Everything else is bracketed when the terminal has DEC
-  // 2026, and hides the cursor while it moves when not.
-  bool small = (restore || at_head) && !rearranged && stats_.rows_written - rows_before <= 2;
-  if (!sync_ && !small && cursor_visible_) {
+  // terminal parses it whole, so it goes without hiding the cursor and,
+  // when it moves no rows, without the synchronized-output brackets (a
+  // third of a streaming frame's bytes). Everything else is bracketed when
+  // the terminal has DEC 2026, and hides the cursor while it moves when not.
+  bool short_write = (restore || at_head) && !all && stats_.rows_written - rows_before <= 2;
+  bool small = short_write && !rearranged;
+  if (!sync_ && !short_write && cursor_visible_) {
     out.insert(0, kHideCursor);
     cursor_visible_ = false;
   }
