@@ -105,6 +105,7 @@ void WriteRenderStats(const RenderStats& st) {
             {"lines_committed", st.lines_committed},
             {"committed_in_place", st.committed_in_place},
             {"full_redraws", st.full_redraws},
+            {"region_scrolls", st.region_scrolls},
             {"render_ms", static_cast<double>(st.render_ns) / 1e6},
             {"frame_p50_us", st.FrameTimeQuantileUs(0.5)},
             {"frame_p99_us", st.FrameTimeQuantileUs(0.99)}};
