@@ -332,6 +332,36 @@ TEST(TuiInlineRenderer, AScrollRegionScrollsTheStreamAndTheRowsBelowNeverMove) {
   EXPECT_EQ(t.back(), "$ after");
 }
 
+// A redraw of the whole region (here a new width, on a terminal that kept
+// its scroll region over the resize) takes the region off before it writes:
+// a line feed at the region's bottom would scroll the rows above the tail
+// instead of reaching it.
+TEST(TuiInlineRenderer, AFullRedrawTakesTheScrollRegionOffFirst) {
+  VtermScreen term(10, 40);
+  InlineRenderer r(40, 10);
+  r.set_scroll_region(true);
+  for (int i = 0; i < 20; ++i) {
+    r.Commit({Text("row " + std::to_string(i))});
+    r.SetLive(Live("row " + std::to_string(i + 1) + " so far", "", "footer"),
+              Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+    term.Feed(r.Frame());
+  }
+  ASSERT_GT(r.stats().region_scrolls, 0u);
+  r.Resize(39, 10);  // the terminal's margins are left as they were
+  r.SetLive(Live("row 20 so far, and more", "", "footer 2"),
+            Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_LT(frame.find("\x1b[r"), frame.find("\x1b[J")) << ::testing::PrintToString(frame);
+  auto rows = term.ScreenRows();
+  EXPECT_EQ(rows[9], "footer 2");
+  EXPECT_EQ(rows[8], ">");
+  EXPECT_EQ(rows[7], "row 20 so far, and more");
+  EXPECT_EQ(rows[6], "row 19");
+  auto counts = CountLines(term.Transcript(), "row ");
+  for (const auto& [line, n] : counts) EXPECT_EQ(n, 1) << line;
+}
+
 // The same stream where the terminal is not known to keep the lines: no
 // scroll region, ever; rows are made at the bottom and inserted.
 TEST(TuiInlineRenderer, WithoutAScrollRegionTheStreamInsertsRows) {

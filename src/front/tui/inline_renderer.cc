@@ -277,16 +277,17 @@ std::string InlineRenderer::Frame() {
   // Commits above the whole region go the same way: each is written at the
   // bottom of a scroll region over the rows above the live region.
   bool region_usable = scroll_region_ok_ && !all && AtScreenBottom();
+  bool grow_fits = grow && region_usable && static_cast<long>(same_tail) + 2 <= height;
   int commit_region = 0, region = 0;
-  if (insert_commits && region_usable && left >= 1 && static_cast<long>(left) + 2 <= height)
+  // Only when the rest of the frame keeps to the region too.
+  if (insert_commits && region_usable && left >= 1 && static_cast<long>(left) + 2 <= height &&
+      (grow ? grow_fits : rows.size() == left))
     commit_region = height_ - static_cast<int>(left);
-  if (grow && region_usable && (!insert_commits || commit_region != 0) && static_cast<long>(same_tail) + 2 <= height)
-    region = height_ - static_cast<int>(same_tail);
+  if (grow_fits && (!insert_commits || commit_region != 0)) region = height_ - static_cast<int>(same_tail);
   // A region left set stays for frames that only rewrite rows or scroll a
-  // region; anything else (rows created at the bottom, inserted, deleted)
-  // needs the whole screen to scroll.
-  bool keep_region = (region != 0 || !grow) && (commit_region != 0 || !insert_commits) &&
-                     (grow || rows.size() == left);
+  // region; anything else (a full redraw, rows created at the bottom,
+  // inserted, deleted) needs the whole screen to scroll.
+  bool keep_region = !all && (!insert_commits || commit_region != 0) && (grow ? region != 0 : rows.size() == left);
   bool structural = all || in_place > 0 || above > 0 || rows.size() != drawn_rows_.size();
   bool writes_above_caret = false;
   if (!structural) {
