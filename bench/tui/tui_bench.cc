@@ -1,7 +1,9 @@
 // The terminal UI's drawing cost without a terminal: what a 12 KB streamed
 // answer costs (CPU per answer, bytes written, frames), plain lines and
 // Markdown (paragraphs, lists, code, a table), with and without DEC 2026
-// (argument 1: the terminal has it), and what a keystroke costs when 2,000
+// (argument 1: the terminal has it), with and without a scroll region
+// (argument 2: the terminal keeps what a region scrolls off, as xterm, VTE,
+// kitty and tmux do; without, the renderer inserts rows), and what a keystroke costs when 2,000
 // messages are already in the scrollback (it must not depend on them). One
 // frame per delta or key: the worst case, with no coalescing of frames (a
 // model streaming 7-byte deltas at 100 tokens/s gives about one per frame),
@@ -39,6 +41,7 @@ void Stream(benchmark::State& state, const std::string& answer, size_t piece = 7
   for (auto _ : state) {
     InlineRenderer renderer(120, 40);
     renderer.set_synchronized_output(state.range(0) != 0);
+    renderer.set_scroll_region(state.range(1) != 0);
     ChatView view(&renderer);
     Editor editor;
     view.SetFooter({"/work/project", "model"});
@@ -59,20 +62,23 @@ void Stream(benchmark::State& state, const std::string& answer, size_t piece = 7
   state.counters["bytes_written"] = static_cast<double>(bytes);
   state.counters["frames"] = static_cast<double>(frames);
   state.counters["in_place"] = static_cast<double>(stats.committed_in_place);
+  state.counters["region_scrolls"] = static_cast<double>(stats.region_scrolls);
   state.counters["frame_p99_us"] = static_cast<double>(stats.FrameTimeQuantileUs(0.99));
 }
 
 void BM_Stream12KB(benchmark::State& state) { Stream(state, Answer12K()); }
-BENCHMARK(BM_Stream12KB)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+// {DEC 2026, scroll region}
+#define SEPP_STREAM_ARGS ->Args({0, 1})->Args({1, 1})->Args({0, 0})->Args({1, 0})->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Stream12KB) SEPP_STREAM_ARGS;
 
 void BM_StreamMarkdown12KB(benchmark::State& state) { Stream(state, Markdown12K()); }
-BENCHMARK(BM_StreamMarkdown12KB)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StreamMarkdown12KB) SEPP_STREAM_ARGS;
 
 // The same answer as `sepp` draws it from peers.sh's provider (12-byte
 // pieces 5 ms apart): the loop draws the runtime's events at most once per
 // 16 ms (tui_mode.cc), about 36 bytes of answer a frame.
 void BM_StreamMarkdown12KBPaced(benchmark::State& state) { Stream(state, Markdown12K(), 36); }
-BENCHMARK(BM_StreamMarkdown12KBPaced)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StreamMarkdown12KBPaced) SEPP_STREAM_ARGS;
 
 void BM_KeystrokeAfter2000Messages(benchmark::State& state) {
   InlineRenderer renderer(120, 40);

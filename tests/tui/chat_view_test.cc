@@ -48,8 +48,10 @@ TEST(TuiChatView, AStreamedAnswerReachesTheScrollbackOnceLineByLine) {
   for (size_t i = 0; i < answer.size(); i += 7) h.Send(Ev(EventType::kMessageDelta, answer.substr(i, 7)));
   uint64_t stream_bytes = h.renderer.stats().bytes - before;
   auto screen = h.term.ScreenRows();
-  // While streaming the footer says so; the unfinished last line is live.
-  EXPECT_NE(std::find(screen.begin(), screen.end(), "line 199 of the answer, with some words to wrap and stream"),
+  // While streaming the unfinished last line is live, but for its last
+  // word, which shows when it is whole (a space, the line's or the
+  // answer's end follows).
+  EXPECT_NE(std::find(screen.begin(), screen.end(), "line 199 of the answer, with some words to wrap and"),
             screen.end());
   h.Send(Ev(EventType::kTurnFinished));
   h.Send(Ev(EventType::kAgentSettled));
@@ -90,43 +92,72 @@ std::string Markdown12K() {
 // What a streamed Markdown answer leaves in the terminal, cell by cell with
 // attributes and colours, scrollback and screen, is what the same answer
 // arriving as one piece leaves: the renderer's savings (rows rewritten from
-// their changed tail, commits in place, SGR only where the style changes)
-// change the bytes, never the picture. (libvterm keeps no "dim" attribute;
-// the SGR parameters themselves are the same code for both.)
+// their changed tail, commits in place, SGR only where the style changes,
+// the cursor resting where the stream is written, rows scrolled in with a
+// scroll region) change the bytes, never the picture. In 7-byte pieces (a
+// frame each) and in 36-byte ones (a frame per 16 ms of peers.sh's stream),
+// with and without DEC 2026, with a scroll region (a terminal that keeps
+// what it scrolls off, as libvterm does) and without (the fallback).
+// (libvterm keeps no "dim" attribute; the SGR parameters themselves are the
+// same code for both.)
 TEST(TuiChatView, AStreamedMarkdownAnswerLeavesTheSameCellsAsOnePiece) {
   std::string answer = Markdown12K();
-  auto run = [&](size_t piece, bool sync, uint64_t* bytes) {
+  struct Run {
+    size_t piece;
+    bool sync, region;
+    uint64_t bytes = 0, region_scrolls = 0;
+    VTermPos cursor{};
+  };
+  auto run = [&](Run* r) {
     Harness h;
-    h.renderer.set_synchronized_output(sync);
+    h.renderer.set_synchronized_output(r->sync);
+    h.renderer.set_scroll_region(r->region);
     h.Send(Ev(EventType::kAgentStarted));
     h.Send(Ev(EventType::kUserMessage, "write me a long answer"));
     uint64_t before = h.renderer.stats().bytes;
-    for (size_t i = 0; i < answer.size(); i += piece) h.Send(Ev(EventType::kMessageDelta, answer.substr(i, piece)));
+    for (size_t i = 0; i < answer.size(); i += r->piece) h.Send(Ev(EventType::kMessageDelta, answer.substr(i, r->piece)));
     h.Send(Ev(EventType::kTurnFinished));
     h.Send(Ev(EventType::kAgentSettled));
-    *bytes = h.renderer.stats().bytes - before;
+    r->bytes = h.renderer.stats().bytes - before;
+    r->region_scrolls = h.renderer.stats().region_scrolls;
+    r->cursor = h.term.Cursor();
     EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
     EXPECT_EQ(h.term.written().find("\x1b[3J"), std::string::npos);
     return h.term.StyledTranscript();
   };
-  uint64_t whole_bytes = 0, streamed_bytes = 0, synced_bytes = 0;
-  auto whole = run(answer.size(), false, &whole_bytes);
-  auto streamed = run(7, false, &streamed_bytes);
-  auto synced = run(7, true, &synced_bytes);
+  Run one{answer.size(), false, false};
+  auto whole = run(&one);
   ASSERT_GT(whole.size(), 800u) << "the answer went to the scrollback";
-  ASSERT_EQ(streamed.size(), whole.size());
-  for (size_t i = 0; i < whole.size(); ++i) {
-    ASSERT_EQ(streamed[i], whole[i]) << "row " << i << " of scrollback + screen";
-    ASSERT_EQ(synced[i], whole[i]) << "row " << i << " of scrollback + screen (DEC 2026)";
+  for (size_t piece : {7ul, 36ul}) {
+    for (bool sync : {false, true}) {
+      for (bool region : {true, false}) {
+        Run r{piece, sync, region};
+        auto streamed = run(&r);
+        std::string what = std::to_string(piece) + "-byte pieces" + (sync ? ", DEC 2026" : "") +
+                           (region ? ", scroll region" : ", no scroll region");
+        ASSERT_EQ(streamed.size(), whole.size()) << what;
+        for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(streamed[i], whole[i]) << "row " << i << ", " << what;
+        // The cursor is back at the editor's caret once the turn is over.
+        EXPECT_EQ(r.cursor.row, one.cursor.row) << what;
+        EXPECT_EQ(r.cursor.col, one.cursor.col) << what;
+        if (region) {
+          EXPECT_GT(r.region_scrolls, 800u) << what;
+          // The output budget of issue 10, where the terminal keeps what a
+          // scroll region scrolls off.
+          EXPECT_LE(r.bytes, 40u * 1024) << what;
+        } else {
+          EXPECT_EQ(r.region_scrolls, 0u) << what;
+        }
+        std::printf("12 KB Markdown in %s: %llu bytes (%llu as one piece)\n", what.c_str(),
+                    static_cast<unsigned long long>(r.bytes), static_cast<unsigned long long>(one.bytes));
+      }
+    }
   }
   // Bold, italic, underlined (links) and coloured cells are there to compare.
   std::string all;
   for (const auto& row : whole) all += row;
   EXPECT_NE(all.find("b:i"), std::string::npos);
   EXPECT_NE(all.find("u1:"), std::string::npos);
-  std::printf("12 KB Markdown: %llu bytes as one piece, %llu in 7-byte deltas (%llu with DEC 2026)\n",
-              static_cast<unsigned long long>(whole_bytes), static_cast<unsigned long long>(streamed_bytes),
-              static_cast<unsigned long long>(synced_bytes));
 }
 
 TEST(TuiChatView, AToolCallShowsItsTailWhileRunningAndItsResultWhenDone) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "tui/vterm_screen.h"
@@ -35,6 +36,16 @@ std::vector<Line> Live(std::string_view streaming, std::string_view editor, std:
 
 bool ClearsScreenOrScrollback(const std::string& bytes) {
   return bytes.find("\x1b[2J") != std::string::npos || bytes.find("\x1b[3J") != std::string::npos;
+}
+
+// Whether bytes hold a DECSTBM ("CSI top ; bottom r" or "CSI r").
+bool SetsAScrollRegion(const std::string& bytes) {
+  for (size_t at = bytes.find("\x1b["); at != std::string::npos; at = bytes.find("\x1b[", at + 1)) {
+    size_t i = at + 2;
+    while (i < bytes.size() && (std::isdigit(static_cast<unsigned char>(bytes[i])) || bytes[i] == ';')) ++i;
+    if (i < bytes.size() && bytes[i] == 'r') return true;
+  }
+  return false;
 }
 
 // How often each line starting with prefix occurs in the transcript.
@@ -202,36 +213,176 @@ TEST(TuiInlineRenderer, ALongCommittedLineIsWrappedByTheTerminalNotPadded) {
   EXPECT_EQ(term.Row(4), "footer");
 }
 
+// With the cursor following the stream or parked at the caret, with a
+// scroll region or without.
 TEST(TuiInlineRenderer, AStreamTallerThanTheScreenKeepsTheFooterAndCommitsWhole) {
-  VtermScreen term(12, 40);
-  InlineRenderer r(40, 12);
-  std::string block;
-  for (int i = 0; i < 50; ++i) {
-    block += "line " + std::to_string(i) + "\n";
-    r.SetLive(Live(block, "", "footer"), Caret{.line = static_cast<size_t>(i + 2), .column = 2, .visible = true});
+  for (int variant = 0; variant < 4; ++variant) {
+    bool follow = variant & 1, region = variant & 2;
+    SCOPED_TRACE(std::string(follow ? "cursor follows" : "cursor at caret") + (region ? ", scroll region" : ""));
+    VtermScreen term(12, 40);
+    InlineRenderer r(40, 12);
+    r.set_scroll_region(region);
+    std::string block;
+    for (int i = 0; i < 50; ++i) {
+      block += "line " + std::to_string(i) + "\n";
+      r.SetLive(Live(block, "", "footer"),
+                Caret{.line = static_cast<size_t>(i + 2), .column = 2, .visible = true, .follow_output = follow});
+      term.Feed(r.Frame());
+      // The footer is the region's last row; once the region fills the
+      // screen, the screen's last row.
+      auto rows = term.ScreenRows();
+      size_t footer = std::min<size_t>(static_cast<size_t>(i) + 3, 11);
+      ASSERT_EQ(rows[footer], "footer") << i;
+      ASSERT_EQ(rows[footer - 1], ">") << i;
+    }
+    block.pop_back();
+    r.Commit(LinesFromText(block));
+    r.SetLive(Live("", "", "footer"), Caret{.line = 0, .column = 2, .visible = true, .follow_output = follow});
     term.Feed(r.Frame());
-    // The footer is the region's last row; once the region fills the
-    // screen, the screen's last row.
-    auto rows = term.ScreenRows();
-    size_t footer = std::min<size_t>(static_cast<size_t>(i) + 3, 11);
-    ASSERT_EQ(rows[footer], "footer") << i;
-    ASSERT_EQ(rows[footer - 1], ">") << i;
+    auto counts = CountLines(term.Transcript(), "line ");
+    // The lines that were on screen while streaming were pushed to the
+    // scrollback by its growth (as in any terminal); the committed block then
+    // holds every line once more, in order, directly above the live region.
+    auto transcript = term.Transcript();
+    ASSERT_GE(transcript.size(), 52u);
+    for (int i = 0; i < 50; ++i) {
+      EXPECT_EQ(transcript[transcript.size() - 52 + static_cast<size_t>(i)], "line " + std::to_string(i));
+    }
+    EXPECT_EQ(counts.size(), 50u);
+    EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
+    EXPECT_EQ(term.Cursor().row, 10);
+    EXPECT_EQ(term.Cursor().col, 2);
   }
-  block.pop_back();
-  r.Commit(LinesFromText(block));
-  r.SetLive(Live("", "", "footer"), Caret{.line = 0, .column = 2, .visible = true});
+}
+
+// A stream under which the editor and footer stay, on a terminal that keeps
+// what a scroll region scrolls off: once the live region reaches the
+// screen's bottom, each new row is a line feed at the bottom of a region
+// over the rows above the editor; the editor and footer are never written
+// again, nothing is inserted, and the scrollback gets every line once, in
+// order, after the shell's lines that were on the screen before.
+TEST(TuiInlineRenderer, AScrollRegionScrollsTheStreamAndTheRowsBelowNeverMove) {
+  VtermScreen term(10, 40);
+  for (int i = 0; i < 4; ++i) term.Feed("$ shell " + std::to_string(i) + "\r\n");
+  InlineRenderer r(40, 10);
+  r.set_scroll_region(true);
+  auto live = [](std::string_view streaming) {
+    auto l = Live(streaming, "", "footer");
+    return l;
+  };
+  auto caret = [](size_t line) { return Caret{.line = line, .column = 2, .visible = true, .follow_output = true}; };
+  r.SetLive(live(""), caret(0));
   term.Feed(r.Frame());
-  auto counts = CountLines(term.Transcript(), "line ");
-  // The lines that were on screen while streaming were pushed to the
-  // scrollback by its growth (as in any terminal); the committed block then
-  // holds every line once more, in order, directly above the live region.
-  auto transcript = term.Transcript();
-  ASSERT_GE(transcript.size(), 52u);
-  for (int i = 0; i < 50; ++i) {
-    EXPECT_EQ(transcript[transcript.size() - 52 + static_cast<size_t>(i)], "line " + std::to_string(i));
+  std::string streamed;
+  size_t first_region_frame = 0;
+  std::string after;  // the bytes once the region is in use
+  for (int i = 0; i < 30; ++i) {
+    for (const std::string& piece : {std::string("row "), std::to_string(i) + " of", std::string(" it\n")}) {
+      streamed += piece;
+      // Finished lines are committed; the unfinished one is live.
+      size_t nl = streamed.rfind('\n');
+      if (nl != std::string::npos) {
+        r.Commit(LinesFromText(streamed.substr(0, nl)));
+        streamed.erase(0, nl + 1);
+      }
+      r.SetLive(live(streamed), caret(streamed.empty() ? 0 : 1));
+      std::string frame = r.Frame();
+      term.Feed(frame);
+      if (first_region_frame == 0 && frame.find("\x1b[1;8r") != std::string::npos) first_region_frame = i + 1;
+      if (first_region_frame != 0) after += frame;
+      auto rows = term.ScreenRows();
+      auto footer = std::find(rows.begin(), rows.end(), "footer");
+      ASSERT_NE(footer, rows.end()) << i;
+      ASSERT_EQ(std::count(rows.begin(), rows.end(), "footer"), 1) << i;
+      ASSERT_EQ(*(footer - 1), ">") << i;
+    }
   }
-  EXPECT_EQ(counts.size(), 50u);
+  // Not before the live region is surely at the screen's bottom (it started
+  // below the shell's lines, at an unknown row).
+  ASSERT_GT(first_region_frame, 1u);
+  EXPECT_EQ(after.find("footer"), std::string::npos) << "the footer was written again";
+  EXPECT_EQ(after.find("\x1b[L"), std::string::npos) << "rows were inserted";
+  EXPECT_EQ(after.find("\x1b[?25l"), std::string::npos) << "no frame had to hide the cursor";
+  EXPECT_GE(r.stats().region_scrolls, 20u);
+  auto t = term.Transcript();
+  std::vector<std::string> expect;
+  for (int i = 0; i < 4; ++i) expect.push_back("$ shell " + std::to_string(i));
+  for (int i = 0; i < 30; ++i) expect.push_back("row " + std::to_string(i) + " of it");
+  expect.push_back(">");
+  expect.push_back("footer");
+  EXPECT_EQ(t, expect);
   EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
+  // The cursor rests after the last line written while nothing is typed...
+  EXPECT_EQ(term.Cursor().row, 7);
+  EXPECT_EQ(term.Cursor().col, 12);  // after "row 29 of it"
+  // ... and goes to the caret when something is.
+  r.SetLive(Live("", "x", "footer"), Caret{.line = 0, .column = 3, .visible = true});
+  term.Feed(r.Frame());
+  EXPECT_EQ(term.Cursor().row, 8);
+  EXPECT_EQ(term.Cursor().col, 3);
+  // Leaving takes the region off (the cursor saved around it), and a line
+  // feed at the bottom scrolls the whole screen again.
+  std::string bye = r.Finish();
+  EXPECT_NE(bye.find("\x1b" "7" "\x1b[r" "\x1b" "8"), std::string::npos);
+  term.Feed(bye);
+  term.Feed("$ after\r\n");
+  t = term.Transcript();
+  ASSERT_GE(t.size(), 3u);
+  EXPECT_EQ(t[t.size() - 2], "footer");
+  EXPECT_EQ(t.back(), "$ after");
+}
+
+// A redraw of the whole region (here a new width, on a terminal that kept
+// its scroll region over the resize) takes the region off before it writes:
+// a line feed at the region's bottom would scroll the rows above the tail
+// instead of reaching it.
+TEST(TuiInlineRenderer, AFullRedrawTakesTheScrollRegionOffFirst) {
+  VtermScreen term(10, 40);
+  InlineRenderer r(40, 10);
+  r.set_scroll_region(true);
+  for (int i = 0; i < 20; ++i) {
+    r.Commit({Text("row " + std::to_string(i))});
+    r.SetLive(Live("row " + std::to_string(i + 1) + " so far", "", "footer"),
+              Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+    term.Feed(r.Frame());
+  }
+  ASSERT_GT(r.stats().region_scrolls, 0u);
+  r.Resize(39, 10);  // the terminal's margins are left as they were
+  r.SetLive(Live("row 20 so far, and more", "", "footer 2"),
+            Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+  std::string frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_LT(frame.find("\x1b[r"), frame.find("\x1b[J")) << ::testing::PrintToString(frame);
+  auto rows = term.ScreenRows();
+  EXPECT_EQ(rows[9], "footer 2");
+  EXPECT_EQ(rows[8], ">");
+  EXPECT_EQ(rows[7], "row 20 so far, and more");
+  EXPECT_EQ(rows[6], "row 19");
+  auto counts = CountLines(term.Transcript(), "row ");
+  for (const auto& [line, n] : counts) EXPECT_EQ(n, 1) << line;
+}
+
+// The same stream where the terminal is not known to keep the lines: no
+// scroll region, ever; rows are made at the bottom and inserted.
+TEST(TuiInlineRenderer, WithoutAScrollRegionTheStreamInsertsRows) {
+  VtermScreen term(10, 40);
+  InlineRenderer r(40, 10);
+  std::string written;
+  for (int i = 0; i < 30; ++i) {
+    r.Commit({Text("row " + std::to_string(i))});
+    r.SetLive(Live("row " + std::to_string(i + 1) + " so far", "", "footer"),
+              Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+    std::string frame = r.Frame();
+    written += frame;
+    term.Feed(frame);
+  }
+  EXPECT_FALSE(SetsAScrollRegion(written));
+  EXPECT_EQ(r.stats().region_scrolls, 0u);
+  EXPECT_NE(written.find("\x1b[L"), std::string::npos);
+  auto t = term.Transcript();
+  ASSERT_EQ(t.size(), 33u);
+  for (int i = 0; i < 30; ++i) EXPECT_EQ(t[static_cast<size_t>(i)], "row " + std::to_string(i));
+  EXPECT_EQ(t[30], "row 30 so far");
 }
 
 TEST(TuiInlineRenderer, ResizesNeitherEraseNorDuplicateHistory) {
@@ -273,7 +424,7 @@ TEST(TuiInlineRenderer, CommitsAboveTheRegionAreInsertedNotRedrawn) {
   r.Commit({Text("new 1"), Text("new 2"), Text("new 3")});
   std::string frame = r.Frame();
   term.Feed(frame);
-  EXPECT_NE(frame.find("\x1b[3L"), std::string::npos);
+  EXPECT_NE(frame.find("\x1b[3L"), std::string::npos) << ::testing::PrintToString(frame);
   EXPECT_EQ(frame.find("\x1b[J"), std::string::npos) << "the region is not redrawn";
   EXPECT_EQ(frame.find("footer"), std::string::npos);
   auto t = term.Transcript();

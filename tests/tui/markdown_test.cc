@@ -291,42 +291,66 @@ TEST(TuiMarkdown, FinishedBlocksAreWrittenOnce) {
   answer += "```\n";
   Streamed s(100, 30);
   s.Stream(answer, 1);
-  const std::string& w = s.term.written();
-  // The byte stream splits words into deltas; count in the screen instead
-  // and check the bytes carry no second copy of a whole line.
+  // The text written, without escape sequences and line breaks: a line
+  // drawn again (whole, or from before its unique word) would show its word
+  // twice.
+  std::string w;
+  const std::string& bytes = s.term.written();
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] == '\x1b') {
+      size_t j = i + 1;
+      if (j < bytes.size() && bytes[j] == '[') {
+        ++j;
+        while (j < bytes.size() && !(bytes[j] >= '@' && bytes[j] <= '~')) ++j;
+      }
+      i = j;  // a two-byte escape (ESC 7, ESC M) or the CSI's final byte
+      continue;
+    }
+    if (bytes[i] != '\r' && bytes[i] != '\n') w += bytes[i];
+  }
   for (int i = 0; i < 40; ++i) {
     std::string word = "w" + std::to_string(1000 + i) + "x of the answer";
-    EXPECT_EQ(w.find(word), std::string::npos) << "a whole line was rewritten: " << word;
+    size_t first = w.find(word);
+    ASSERT_NE(first, std::string::npos) << word;
+    EXPECT_EQ(w.find(word, first + 1), std::string::npos) << "a whole line was rewritten: " << word;
     auto t = s.term.Transcript();
     EXPECT_EQ(std::count(t.begin(), t.end(), "row w" + std::to_string(1000 + i) + "x of the answer"), 1);
   }
   EXPECT_GT(s.renderer.stats().committed_in_place, 50u);
 }
 
+// Widths and heights change while the stream fills the screen, with and
+// without a scroll region (which a resize takes off until the region is
+// known to be at the screen's bottom again: a screen of rows later).
 TEST(TuiMarkdown, ResizeDuringAStreamKeepsEveryLineOnce) {
   std::string answer;
-  for (int i = 0; i < 60; ++i) answer += "streamed line q" + std::to_string(100 + i) + " with words\n";
-  Streamed s(80, 20);
-  agent::Event delta(agent::EventType::kMessageDelta);
-  for (size_t i = 0, n = 0; i < answer.size(); i += 5, ++n) {
-    if (n % 40 == 39) {
-      int cols = n % 80 == 79 ? 80 : 53;
-      s.term.Resize(20, cols);
-      s.renderer.Resize(cols, 20);
+  for (int i = 0; i < 120; ++i) answer += "streamed line q" + std::to_string(100 + i) + " with words\n";
+  for (bool region : {false, true}) {
+    Streamed s(80, 20);
+    s.renderer.set_scroll_region(region);
+    agent::Event delta(agent::EventType::kMessageDelta);
+    for (size_t i = 0, n = 0; i < answer.size(); i += 5, ++n) {
+      if (n % 150 == 149) {
+        int cols = n % 300 == 299 ? 80 : 53;
+        int rows = n % 450 == 449 ? 14 : 20;
+        s.term.Resize(rows, cols);
+        s.renderer.Resize(cols, rows);
+      }
+      delta.text = answer.substr(i, 5);
+      s.Send(delta);
     }
-    delta.text = answer.substr(i, 5);
-    s.Send(delta);
+    s.Send(agent::Event(agent::EventType::kTurnFinished));
+    std::string all;
+    for (const auto& row : s.term.Transcript()) all += row + "\n";
+    for (int i = 0; i < 120; ++i) {
+      std::string line = "streamed line q" + std::to_string(100 + i) + " with words";
+      size_t first = all.find(line);
+      EXPECT_NE(first, std::string::npos) << line << (region ? " (scroll region)" : "");
+      EXPECT_EQ(all.find(line, first + 1), std::string::npos) << "twice: " << line << (region ? " (scroll region)" : "");
+    }
+    EXPECT_FALSE(ClearsScreen(s.term.written()));
+    if (region) EXPECT_GT(s.renderer.stats().region_scrolls, 10u) << "the region was used between the resizes";
   }
-  s.Send(agent::Event(agent::EventType::kTurnFinished));
-  std::string all;
-  for (const auto& row : s.term.Transcript()) all += row + "\n";
-  for (int i = 0; i < 60; ++i) {
-    std::string line = "streamed line q" + std::to_string(100 + i) + " with words";
-    size_t first = all.find(line);
-    EXPECT_NE(first, std::string::npos) << line;
-    EXPECT_EQ(all.find(line, first + 1), std::string::npos) << "twice: " << line;
-  }
-  EXPECT_FALSE(ClearsScreen(s.term.written()));
 }
 
 TEST(TuiMarkdown, ThinkingStreamsLiveAndFoldsWhenDone) {

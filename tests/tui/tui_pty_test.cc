@@ -57,6 +57,58 @@ TEST_F(TuiPty, APromptStreamsAndAToolCallRenders) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
+// On a terminal known to keep what a scroll region scrolls off (xterm, by
+// its XTERM_VERSION), a long streamed answer scrolls in by a region over
+// the rows above the editor: every line reaches the scrollback once, in
+// order, and quitting takes the region off before the shell gets the
+// terminal back. Without such a variable (TERM alone) no region is set.
+TEST_F(TuiPty, ALongAnswerScrollsInWithAScrollRegionWhereTheTerminalKeepsTheLines) {
+  std::string answer;
+  for (int i = 0; i < 80; ++i) answer += "answer line " + std::to_string(i) + " goes here\n";
+  for (bool xterm : {true, false}) {
+    SCOPED_TRACE(xterm ? "XTERM_VERSION set" : "TERM only");
+    if (!xterm) {
+      close(master_);
+      master_ = -1;
+      pty_closed_ = false;
+      term_ = std::make_unique<testing::VtermScreen>(30, 100);
+    }
+    std::map<std::string, std::string> env;
+    if (xterm) env["XTERM_VERSION"] = "XTerm(390)";
+    Json script = Json::array({Json{{"text", answer}, {"chunk_delay_ms", 1}}});
+    Start(script, {}, env);
+    ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+    size_t before = term_->written().size();
+    Type("long one\r");
+    ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer line 79 goes here") && !ScreenHas("working"); }))
+        << ::testing::PrintToString(term_->Transcript());
+    std::string during = term_->written().substr(before);
+    bool region = during.find("\x1b[1;") != std::string::npos && during.find("r\x1b" "8") != std::string::npos;
+    EXPECT_EQ(region, xterm) << "a scroll region set";
+    auto t = term_->Transcript();
+    size_t at = std::find(t.begin(), t.end(), "answer line 0 goes here") - t.begin();
+    ASSERT_LT(at, t.size()) << ::testing::PrintToString(t);
+    for (int i = 0; i < 80; ++i) {
+      std::string line = "answer line " + std::to_string(i) + " goes here";
+      ASSERT_LT(at + static_cast<size_t>(i), t.size());
+      EXPECT_EQ(t[at + static_cast<size_t>(i)], line);
+      EXPECT_EQ(std::count(t.begin(), t.end(), line), 1) << line;
+    }
+    EXPECT_EQ(term_->written().find("\x1b[2J"), std::string::npos);
+    EXPECT_EQ(term_->written().find("\x1b[3J"), std::string::npos);
+    Type("\x04");
+    int status = WaitExit();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    EXPECT_TRUE(Restored());
+    // A line feed at the screen's bottom scrolls the whole screen again: the
+    // shell's next line goes below the footer, which reaches the scrollback.
+    size_t lines = term_->scrollback().size();
+    term_->Feed("\r\n$ next\r\n");
+    for (int i = 0; i < 40; ++i) term_->Feed("$\r\n");
+    EXPECT_GT(term_->scrollback().size(), lines + 30);
+  }
+}
+
 // The binary as a terminal sees it: it asks for DEC 2026 and the background
 // and uses the answers, renders Markdown, loads the settings' theme from
 // SEPP_HOME/themes (a broken file says where and falls back, a fixed one is

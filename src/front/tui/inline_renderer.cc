@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 
 namespace sepp::front::tui {
 namespace {
@@ -92,6 +93,19 @@ void InlineRenderer::Resize(int width, int height) {
   width_ = width;
   height_ = height;
   redraw_all_ = true;
+  // Where the rows are now is the terminal's business (some reflow): only
+  // that the live region's top is on the screen is sure.
+  bottom_min_ = 0;
+  cursor_col_ = -1;
+}
+
+std::string InlineRenderer::ReleaseScrollRegion() {
+  if (region_bottom_ == 0) return "";
+  region_bottom_ = 0;
+  // DECSTBM homes the cursor: saved and restored around it.
+  std::string out = "\x1b" "7" "\x1b[r" "\x1b" "8";
+  stats_.bytes += out.size();
+  return out;
 }
 
 std::vector<Line> InlineRenderer::LayOut(size_t* caret_row, int* caret_col, size_t* cut_rows) const {
@@ -126,9 +140,10 @@ size_t InlineRenderer::CommittableInPlace() const {
   if (redraw_all_ || drawn_cut_ > 0) return 0;
   size_t k = 0;
   // Only lines that are one row as the terminal wraps them (so that a
-  // selection still copies them as the terminal's own lines), and never up
-  // to the cursor's row (it stays inside the live region).
-  while (k < pending_commits_.size() && k < drawn_rows_.size() && k < cursor_row_) {
+  // selection still copies them as the terminal's own lines), and only the
+  // rows above the caret's (the editor and what is below it stay).
+  size_t above_caret = drawn_caret_visible_ ? caret_row_drawn_ : static_cast<size_t>(std::max(cursor_row_, 0L));
+  while (k < pending_commits_.size() && k < drawn_rows_.size() && k < above_caret) {
     const Line& line = pending_commits_[k];
     if (line.Width() > width_ || Wrap(line, width_).size() != 1) break;
     ++k;
@@ -140,56 +155,95 @@ std::string InlineRenderer::Frame() {
   if (pending_commits_.empty() && !live_dirty_ && !redraw_all_) return "";
   auto started = std::chrono::steady_clock::now();
 
-  size_t caret_row = 0;
+  size_t caret_row_u = 0;
   int caret_col = 0;
   size_t cut = 0;
-  std::vector<Line> rows = LayOut(&caret_row, &caret_col, &cut);
-  bool caret_same = cursor_at_caret_ == caret_.visible && caret_row == caret_row_drawn_ && caret_col == caret_col_drawn_;
-  if (!redraw_all_ && pending_commits_.empty() && caret_same && rows == drawn_rows_) {
+  std::vector<Line> rows = LayOut(&caret_row_u, &caret_col, &cut);
+  const long caret_row = static_cast<long>(caret_row_u);
+  const bool follow = caret_.visible && caret_.follow_output;
+  bool caret_same = cursor_at_caret_ == caret_.visible && caret_row_u == caret_row_drawn_ && caret_col == caret_col_drawn_;
+  bool resting = following_ && follow && cursor_row_ < caret_row;  // still at the write head
+  if (!redraw_all_ && pending_commits_.empty() && (caret_same || resting) && rows == drawn_rows_) {
     live_dirty_ = false;  // drawn as it is
     drawn_cut_ = cut;
+    caret_row_drawn_ = caret_row_u;
+    caret_col_drawn_ = caret_col;
     return "";
   }
 
+  const long height = height_;
   std::string out;
   uint64_t rows_before = stats_.rows_written;
-  size_t cur = cursor_row_;        // the cursor's row in the live region
-  size_t existing = drawn_rows_.size();  // live rows that exist on screen
+  long cur = cursor_row_;  // the cursor's row in the live region (-1: just above)
+  int col = cursor_col_;   // its column, -1 unknown
+  long existing = static_cast<long>(drawn_rows_.size());  // live rows that exist on screen
+  long last_write = LONG_MIN;  // the row the frame's last live write ended on
+  bool rearranged = false;     // rows inserted, deleted or erased: not one short write
+
+  // Screen rows are known only with the region at the screen's bottom.
+  auto screen_row = [&](long k) { return height - existing + 1 + k; };
+  auto region_bottom_index = [&]() {
+    return region_bottom_ == 0 ? LONG_MAX : region_bottom_ - (height - existing + 1);
+  };
   // Vertical moves inside the rows that exist; below them, newlines create
   // rows (and scroll when at the bottom of the screen).
-  auto go_row = [&](size_t k) {
-    if (k < cur) CursorUp(cur - k, &out);
-    size_t down_to = std::min(k, existing > 0 ? existing - 1 : 0);
-    if (k > cur && down_to > cur) {
+  auto go_row = [&](long k) {
+    if (k < cur) {
+      CursorUp(static_cast<size_t>(cur - k), &out);
+      cur = k;
+      return;
+    }
+    if (k == cur) return;
+    long bottom = region_bottom_index();
+    if (cur <= bottom && k > bottom) {
+      // Down out of a scroll region: a line feed would scroll it and CSI B
+      // stops at its bottom.
+      out += "\x1b[" + std::to_string(screen_row(k)) + "H";
+      cur = k;
+      col = 0;
+      return;
+    }
+    long down_to = std::min(k, existing - 1);
+    if (down_to > cur) {
       // A line feed is one byte and keeps the column; it cannot scroll here
       // (the rows below exist).
-      if (down_to - cur <= 3) out.append(down_to - cur, '\n');
-      else CursorDown(down_to - cur, &out);
+      if (down_to - cur <= 3) out.append(static_cast<size_t>(down_to - cur), '\n');
+      else CursorDown(static_cast<size_t>(down_to - cur), &out);
       cur = down_to;
     }
-    for (; cur < k; ++cur) out += "\r\n";
-    cur = k;
+    for (; cur < k; ++cur) {
+      out += "\r\n";
+      col = 0;
+      ++existing;
+      bottom_min_ = std::min(bottom_min_ + 1, height);
+    }
   };
-  auto move_to = [&](size_t k) {  // row k, column 1
-    out += '\r';
-    go_row(k);
+  auto go_column = [&](int c) {
+    if (col == c) return;
+    if (c == 0) out += '\r';
+    else out += "\x1b[" + std::to_string(c + 1) + "G";
+    col = c;
+  };
+  auto wrote = [&](long k, int end_col) {
+    last_write = k;
+    col = end_col < width_ ? end_col : -1;  // at the last column: a wrap is pending
   };
   // Turns the drawn row k into line, writing only its changed tail.
-  auto rewrite = [&](size_t k, const Line& line) {
-    RowDiff d = DiffRows(drawn_rows_[k], line);
+  auto rewrite = [&](long k, const Line& line) {
+    RowDiff d = DiffRows(drawn_rows_[static_cast<size_t>(k)], line);
     go_row(k);
-    if (d.column == 0) out += '\r';
-    else out += "\x1b[" + std::to_string(d.column + 1) + "G";
+    go_column(d.column);
     if (d.old_longer) out += kEraseToEnd;
     AppendEncoded(d.rest, &out);
+    wrote(k, d.column + d.rest.Width());
     ++stats_.rows_written;
   };
+
+  // What the frame does, decided before anything is written.
   // Commits that are the live region's top rows, or nearly (the stream's
   // last bytes came with its newline): those rows become history where they
   // stand, with their changed tails written; the region below keeps its place.
   size_t in_place = CommittableInPlace();
-  // A frame that changes rows in place returns to the caret by restoring the
-  // cursor saved at its start, which needs no hiding of the cursor either.
   // The other commits, when each is one row and they fit on the screen with
   // the region: inserted above the region (CSI n L), which keeps its rows.
   size_t above = pending_commits_.size() - in_place;
@@ -200,140 +254,256 @@ std::string InlineRenderer::Frame() {
     insert_commits = line.Width() <= width_ && Wrap(line, width_).size() == 1;
   }
   bool all = redraw_all_ || (above > 0 && !insert_commits);
+  // Rows added or removed just above an unchanged tail (the editor and
+  // footer under a stream), counted on the rows left after the commits.
+  size_t left = drawn_rows_.size() - in_place;
+  size_t same_tail = 0;
+  while (!all && same_tail < rows.size() && same_tail < left &&
+         rows[rows.size() - 1 - same_tail] == drawn_rows_[drawn_rows_.size() - 1 - same_tail]) {
+    ++same_tail;
+  }
+  bool grow = !all && same_tail > 0 && rows.size() > left;
+  // A scroll region already set over the rows above a tail that is still
+  // there stays: rows of the stream that match rows of the tail (an empty
+  // line above the editor) do not make a new one.
+  if (grow && region_bottom_ != 0) {
+    size_t region_tail = static_cast<size_t>(height_ - region_bottom_);
+    if (region_tail <= same_tail) same_tail = region_tail;
+  }
+  // A stream growing above the tail, with the tail at the screen's bottom:
+  // a scroll region over the rows above the tail scrolls them by line feeds
+  // (their top row going into the scrollback, as any scroll of the screen
+  // would), and the tail never moves.
+  // Commits above the whole region go the same way: each is written at the
+  // bottom of a scroll region over the rows above the live region.
+  bool region_usable = scroll_region_ok_ && !all && AtScreenBottom();
+  bool grow_fits = grow && region_usable && static_cast<long>(same_tail) + 2 <= height;
+  int commit_region = 0, region = 0;
+  // Only when the rest of the frame keeps to the region too.
+  if (insert_commits && region_usable && left >= 1 && static_cast<long>(left) + 2 <= height &&
+      (grow ? grow_fits : rows.size() == left))
+    commit_region = height_ - static_cast<int>(left);
+  if (grow_fits && (!insert_commits || commit_region != 0)) region = height_ - static_cast<int>(same_tail);
+  // A region left set stays for frames that only rewrite rows or scroll a
+  // region; anything else (a full redraw, rows created at the bottom,
+  // inserted, deleted) needs the whole screen to scroll.
+  bool keep_region = !all && (!insert_commits || commit_region != 0) && (grow ? region != 0 : rows.size() == left);
   bool structural = all || in_place > 0 || above > 0 || rows.size() != drawn_rows_.size();
-  bool restore = !structural && caret_.visible && caret_same;
-  if (!sync_ && !restore && cursor_visible_) {
-    out += kHideCursor;
-    cursor_visible_ = false;
+  bool writes_above_caret = false;
+  if (!structural) {
+    for (long k = 0; k < caret_row && k < static_cast<long>(rows.size()); ++k) {
+      if (!(rows[static_cast<size_t>(k)] == drawn_rows_[static_cast<size_t>(k)])) writes_above_caret = true;
+    }
+  }
+  // A frame that changes rows in place returns to the caret by restoring
+  // the cursor saved at its start, which needs no hiding of the cursor
+  // either; unless the cursor is to stay where the output is written.
+  bool restore = !structural && caret_.visible && caret_same && !(follow && writes_above_caret);
+
+  auto set_region = [&](int bottom) {
+    if (region_bottom_ == bottom) return;
+    // DECSTBM homes the cursor: saved and restored around it.
+    out += "\x1b" "7" "\x1b[1;" + std::to_string(bottom) + "r" "\x1b" "8";
+    region_bottom_ = bottom;
+  };
+  if (region_bottom_ != 0 && !keep_region) {
+    out += "\x1b" "7" "\x1b[r" "\x1b" "8";
+    region_bottom_ = 0;
   }
   if (restore) out += "\x1b" "7";
   for (size_t k = 0; k < in_place; ++k) {
     Line row = Wrap(pending_commits_[k], width_)[0];
-    if (!(row == drawn_rows_[k])) rewrite(k, row);
+    if (!(row == drawn_rows_[k])) rewrite(static_cast<long>(k), row);
   }
   if (in_place > 0) {
-    // Off the committed rows first: the cursor's row must stay in the region
-    // (row in_place exists: in_place is at most the cursor's row).
-    if (cur < in_place) go_row(in_place);
+    // The committed rows leave the region; the cursor may stay on them
+    // (row -1 and up are the ones just above the region).
     auto n = static_cast<std::ptrdiff_t>(in_place);
     pending_commits_.erase(pending_commits_.begin(), pending_commits_.begin() + n);
     drawn_rows_.erase(drawn_rows_.begin(), drawn_rows_.begin() + n);
-    cur -= in_place;
-    existing -= in_place;
+    cur -= static_cast<long>(in_place);
+    if (last_write != LONG_MIN) last_write -= static_cast<long>(in_place);
+    existing -= static_cast<long>(in_place);
     stats_.lines_committed += in_place;
     stats_.committed_in_place += in_place;
   }
-  if (insert_commits) {
-    size_t m = above;
+  if (insert_commits && commit_region != 0) {
+    // At the bottom of the region over the history (the row above the live
+    // region), each line feed scrolls the history up and opens the row for
+    // the next commit; the live region does not move.
+    set_region(commit_region);
+    go_row(-1);
+    for (const auto& line : pending_commits_) {
+      out += "\r\n";
+      AppendEncoded(line, &out);
+    }
+    col = -1;
+    stats_.region_scrolls += above;
+    stats_.lines_committed += above;
+    pending_commits_.clear();
+  } else if (insert_commits) {
+    long m = static_cast<long>(above);
+    // New rows at the region's top (a stream's first row under the commits)
+    // are made with the same room and the same insert.
+    long also = grow && left == same_tail ? static_cast<long>(rows.size() - left) : 0;
     go_row(existing - 1);
-    out.append(m, '\n');  // room at the bottom (scrolls when there)
-    cur += m;
-    existing += m;
+    out.append(static_cast<size_t>(m + also), '\n');  // room at the bottom (scrolls when there)
+    bottom_min_ = std::min(bottom_min_ + m + also, height);
+    cur += m + also;
+    existing += m + also;
     go_row(0);
-    LineOp(m, 'L', &out);
-    for (size_t i = 0; i < m; ++i) {
-      move_to(i);
-      AppendEncoded(pending_commits_[i], &out);
+    LineOp(static_cast<size_t>(m + also), 'L', &out);
+    if (also > 0) {
+      drawn_rows_.insert(drawn_rows_.begin(), static_cast<size_t>(also), Line{});
+      grow = false;
+    }
+    col = -1;
+    for (long i = 0; i < m; ++i) {
+      go_row(i);
+      go_column(0);
+      AppendEncoded(pending_commits_[static_cast<size_t>(i)], &out);
+      col = -1;
     }
     go_row(m);
     cur -= m;
     existing -= m;
-    stats_.lines_committed += m;
+    stats_.lines_committed += static_cast<uint64_t>(m);
     pending_commits_.clear();
+    rearranged = true;
   }
   // Other commits land where the live region was, so every live row moves.
   if (all) {
-    move_to(0);
+    go_row(0);
+    go_column(0);
     out += kEraseBelow;
     ++stats_.full_redraws;
+    long top_min = std::max(bottom_min_ - existing + 1, 1L);
     for (const auto& line : pending_commits_) {
       AppendEncoded(line, &out);
       out += "\r\n";
     }
     stats_.lines_committed += pending_commits_.size();
+    long committed = static_cast<long>(pending_commits_.size());
     pending_commits_.clear();
     for (size_t k = 0; k < rows.size(); ++k) {
       if (k > 0) out += "\r\n";
       AppendEncoded(rows[k], &out);
     }
     stats_.rows_written += rows.size();
-    cur = rows.empty() ? 0 : rows.size() - 1;
+    cur = rows.empty() ? 0 : static_cast<long>(rows.size()) - 1;
+    existing = static_cast<long>(rows.size());
+    col = -1;
+    bottom_min_ = rows.empty() ? 0 : std::min(top_min + committed + existing - 1, height);
+    rearranged = true;
   } else {
-    // Rows added or removed just above an unchanged tail (the editor and
-    // footer under a stream): shift the tail with insert / delete line.
-    size_t same_tail = 0;
-    while (same_tail < rows.size() && same_tail < drawn_rows_.size() &&
-           rows[rows.size() - 1 - same_tail] == drawn_rows_[drawn_rows_.size() - 1 - same_tail]) {
-      ++same_tail;
-    }
-    if (same_tail > 0 && rows.size() > drawn_rows_.size()) {
-      size_t m = rows.size() - drawn_rows_.size();
-      size_t at = drawn_rows_.size() - same_tail;
-      // Room below first (scrolls when the region is at the screen's bottom).
-      go_row(existing - 1);
-      out.append(m, '\n');
-      cur += m;
+    if (grow) {
+      long m = static_cast<long>(rows.size() - left);
+      long at = static_cast<long>(left - same_tail);
+      // The rows above the new ones first: the stream's last row gets its
+      // end where the cursor is, before the rows move.
+      for (long k = 0; k < at; ++k) {
+        if (!(drawn_rows_[static_cast<size_t>(k)] == rows[static_cast<size_t>(k)])) {
+          rewrite(k, rows[static_cast<size_t>(k)]);
+          drawn_rows_[static_cast<size_t>(k)] = rows[static_cast<size_t>(k)];
+        }
+      }
+      if (region != 0) {
+        set_region(region);
+        // At the region's bottom (the row above the tail), line feeds
+        // scroll the rows above the tail up and open m rows there.
+        go_row(at - 1);
+        out += "\r\n";
+        if (m > 1) out.append(static_cast<size_t>(m - 1), '\n');
+        col = 0;
+        cur = at + m - 1;
+        stats_.region_scrolls += static_cast<uint64_t>(m);
+      } else {
+        // Room below first (scrolls when the region is at the screen's bottom).
+        go_row(existing - 1);
+        out.append(static_cast<size_t>(m), '\n');
+        bottom_min_ = std::min(bottom_min_ + m, height);
+        cur += m;
+        go_row(at);
+        LineOp(static_cast<size_t>(m), 'L', &out);
+        col = -1;
+        rearranged = true;
+      }
       existing += m;
-      go_row(at);
-      LineOp(m, 'L', &out);
-      drawn_rows_.insert(drawn_rows_.begin() + static_cast<std::ptrdiff_t>(at), m, Line{});
+      drawn_rows_.insert(drawn_rows_.begin() + at, static_cast<size_t>(m), Line{});
     } else if (same_tail > 0 && rows.size() < drawn_rows_.size()) {
-      size_t m = drawn_rows_.size() - rows.size();
-      size_t at = drawn_rows_.size() - same_tail - m;
+      long m = static_cast<long>(drawn_rows_.size() - rows.size());
+      long at = static_cast<long>(drawn_rows_.size() - same_tail) - m;
       go_row(at);
-      LineOp(m, 'M', &out);
-      auto first = drawn_rows_.begin() + static_cast<std::ptrdiff_t>(at);
-      drawn_rows_.erase(first, first + static_cast<std::ptrdiff_t>(m));
+      LineOp(static_cast<size_t>(m), 'M', &out);
+      col = -1;
+      auto first = drawn_rows_.begin() + at;
+      drawn_rows_.erase(first, first + m);
       existing -= m;
+      bottom_min_ = std::max(bottom_min_ - m, 0L);
+      rearranged = true;
     }
     // Only the rows that changed; a row that grew gets its new end only.
     for (size_t k = 0; k < rows.size(); ++k) {
       if (k < drawn_rows_.size() && drawn_rows_[k] == rows[k]) continue;
       if (k < drawn_rows_.size()) {
-        rewrite(k, rows[k]);
+        rewrite(static_cast<long>(k), rows[k]);
       } else {
-        move_to(k);
+        go_row(static_cast<long>(k));
+        go_column(0);
         AppendEncoded(rows[k], &out);
+        wrote(static_cast<long>(k), rows[k].Width());
         ++stats_.rows_written;
       }
     }
     if (drawn_rows_.size() > rows.size()) {
       // The region shrank: clear the rows it left (they exist on screen, so
       // moving down to them never scrolls).
-      move_to(rows.size());
+      go_row(static_cast<long>(rows.size()));
+      go_column(0);
       out += kEraseBelow;
+      bottom_min_ = std::max(bottom_min_ - static_cast<long>(drawn_rows_.size() - rows.size()), 0L);
+      existing = static_cast<long>(rows.size());
+      rearranged = true;
     }
   }
 
+  // Where the cursor stays: at the end of what was written above the caret
+  // when the caret follows output, else at the caret.
+  bool at_head = follow && !rows.empty() && col >= 0 &&
+                 ((last_write != LONG_MIN && last_write == cur && cur < caret_row) ||
+                  (last_write == LONG_MIN && following_ && cur < caret_row && !all));
   if (restore) {
     out += "\x1b" "8";
     cur = caret_row;
-  } else if (caret_.visible && !rows.empty()) {
-    size_t target = std::min(caret_row, rows.size() - 1);
-    if (target < cur) CursorUp(cur - target, &out);
-    // Every live row is on screen now, so a line feed down to the caret's
-    // row cannot scroll (one byte a row, against three or four of CSI B).
-    if (target > cur && target - cur <= 3) out.append(target - cur, '\n');
-    else if (target > cur) CursorDown(target - cur, &out);
-    cur = target;
-    if (caret_col == 0) out += '\r';
-    else out += "\x1b[" + std::to_string(caret_col + 1) + "G";
+    col = caret_col;
+  } else if (!at_head && caret_.visible && !rows.empty()) {
+    go_row(std::min(caret_row, static_cast<long>(rows.size()) - 1));
+    go_column(caret_col);
+  }
+  // One short write that leaves the cursor where it was, or where the
+  // output ends (one row's tail, a row scrolled in by the region): the
+  // terminal parses it whole, so it goes without hiding the cursor and,
+  // when it moves no rows, without the synchronized-output brackets (a
+  // third of a streaming frame's bytes). Everything else is bracketed when
+  // the terminal has DEC 2026, and hides the cursor while it moves when not.
+  bool short_write = (restore || at_head) && !all && stats_.rows_written - rows_before <= 2;
+  bool small = short_write && !rearranged;
+  if (!sync_ && !short_write && cursor_visible_) {
+    out.insert(0, kHideCursor);
+    cursor_visible_ = false;
   }
   bool show = caret_.visible && !rows.empty();
   if (show != cursor_visible_) {
     out += show ? kShowCursor : kHideCursor;
     cursor_visible_ = show;
   }
-  cursor_at_caret_ = show;
-  caret_row_drawn_ = caret_row;
+  cursor_at_caret_ = show && !at_head;
+  drawn_caret_visible_ = show;
+  following_ = at_head;
+  caret_row_drawn_ = caret_row_u;
   caret_col_drawn_ = caret_col;
   cursor_row_ = cur;
-  // One row's tail written with the cursor saved and restored is one short
-  // write that leaves the cursor where it was: the terminal parses it whole,
-  // so it goes without the synchronized-output brackets (a third of a
-  // streaming frame's bytes). Everything else is bracketed when the terminal
-  // has DEC 2026.
-  bool small = restore && stats_.rows_written - rows_before <= 1;
+  cursor_col_ = col;
   if (sync_ && !small) out = kSyncBegin + out + kSyncEnd;
 
   drawn_rows_ = std::move(rows);
@@ -373,17 +543,21 @@ std::string RenderStats::Summary() const {
 
 std::string InlineRenderer::Finish() {
   std::string frame = Frame();
-  std::string out;
-  size_t bottom = drawn_rows_.empty() ? 0 : drawn_rows_.size() - 1;
+  std::string out = ReleaseScrollRegion();
+  stats_.bytes -= out.size();  // counted with the rest below
+  long bottom = drawn_rows_.empty() ? 0 : static_cast<long>(drawn_rows_.size()) - 1;
   out += "\r";
-  CursorDown(bottom - std::min(cursor_row_, bottom), &out);
+  if (bottom > cursor_row_) CursorDown(static_cast<size_t>(bottom - cursor_row_), &out);
   if (!drawn_rows_.empty()) out += "\r\n";
   out += kShowCursor;
   cursor_visible_ = true;
   cursor_at_caret_ = false;
+  following_ = false;
   cursor_row_ = 0;
+  cursor_col_ = -1;
   drawn_rows_.clear();
   redraw_all_ = true;
+  bottom_min_ = 0;
   stats_.bytes += out.size();
   return frame + out;
 }

@@ -40,6 +40,13 @@ struct Caret {
   size_t line = 0;
   int column = 0;
   bool visible = false;
+  // Nothing is being typed (an empty editor while the answer streams): the
+  // hardware cursor may rest where the frame's last write above the caret
+  // ended, like a terminal's cursor after output, so that the next piece of
+  // the stream is written there without a move away and back (the round
+  // trip is most of a streamed frame). The next frame that has no such
+  // write, or a caret with follow_output off, parks it at the caret again.
+  bool follow_output = false;
 };
 
 // What drawing cost, for a debug view and the benchmarks.
@@ -52,6 +59,7 @@ struct RenderStats {
   uint64_t lines_committed = 0;    // lines sent to the scrollback
   uint64_t committed_in_place = 0; // of those, already on screen (not rewritten)
   uint64_t full_redraws = 0;       // every live row redrawn (resize, commit)
+  uint64_t region_scrolls = 0;     // rows made by scrolling a scroll region
   uint64_t render_ns = 0;          // time spent in Frame()
   // Frames by time spent: bucket i counts frames of [2^i, 2^(i+1)) microseconds
   // (bucket 0 also the faster ones).
@@ -77,6 +85,18 @@ class InlineRenderer {
   // Whether the terminal has synchronized output (DEC mode 2026).
   void set_synchronized_output(bool on) { sync_ = on; }
   bool synchronized_output() const { return sync_; }
+  // Whether lines scrolled off the top of a scroll region that starts at
+  // the screen's first row go into the terminal's scrollback (xterm, VTE,
+  // kitty, tmux, libvterm do; see scroll_region_support.h). Then a stream
+  // that grows above the editor and footer, once the region reaches the
+  // screen's bottom, is scrolled with a scroll region (DECSTBM) over the
+  // rows above them: a line feed instead of making room at the bottom and
+  // inserting a line, and the rows below never move.
+  void set_scroll_region(bool on) { scroll_region_ok_ = on; }
+  // The bytes that take a scroll region left set by the last frame off
+  // again ("" when none is): for anything else that is about to write to
+  // the terminal (the viewer's alternate screen, another program).
+  std::string ReleaseScrollRegion();
 
   // The bytes of one frame; "" when nothing changed.
   std::string Frame();
@@ -94,12 +114,18 @@ class InlineRenderer {
   // How many pending commits can become history where the live region's
   // top rows stand (one row each, above the cursor).
   size_t CommittableInPlace() const;
+  // Whether the live region's last row is surely the screen's last row:
+  // only then are the rows' screen positions known (a scroll region needs
+  // them). Known from a lower bound of that row, which each frame keeps.
+  bool AtScreenBottom() const { return bottom_min_ >= height_; }
 
   int width_;
   int height_;
   bool sync_ = false;
   bool cursor_visible_ = true;    // as the terminal has it
   bool cursor_at_caret_ = false;  // the cursor is where the last frame parked it
+  bool drawn_caret_visible_ = false;  // the last frame had a caret (at caret_row_drawn_)
+  bool following_ = false;        // the cursor rests where the last write ended (Caret::follow_output)
   size_t caret_row_drawn_ = 0;
   int caret_col_drawn_ = 0;
   std::vector<Line> pending_commits_;
@@ -109,7 +135,15 @@ class InlineRenderer {
   bool redraw_all_ = true;        // the rows on screen are not known
   std::vector<Line> drawn_rows_;  // the live rows as they are on screen
   size_t drawn_cut_ = 0;          // rows of the region above the screen
-  size_t cursor_row_ = 0;         // the cursor's row inside the live region
+  // The cursor's row inside the live region; -1: the row just above it
+  // (the last line committed where it stood).
+  long cursor_row_ = 0;
+  int cursor_col_ = -1;           // its column; -1: not known
+  bool scroll_region_ok_ = false;
+  int region_bottom_ = 0;         // the scroll region set: rows 1..this; 0: none
+  // A lower bound of the screen row (1-based) of the live region's last
+  // drawn row; the screen's height or more: it is the last row.
+  long bottom_min_ = 0;
   RenderStats stats_;
 };
 

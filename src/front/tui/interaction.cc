@@ -70,6 +70,8 @@ std::string Interaction::Frame() {
   std::string out = std::exchange(out_, {});
   term_.SetAlternateScreen(viewer_.open());
   if (viewer_.open()) {
+    // The alternate screen shares the main one's scroll region: off first.
+    out = renderer_.ReleaseScrollRegion() + out;
     // The runtime's events do not change the viewer: redraw on keys only.
     if (std::exchange(viewer_dirty_, false)) out += viewer_.Frame();
     return out;

@@ -520,15 +520,37 @@ void MarkdownStream::Append(std::string_view text, int width, std::vector<Line>*
   if (text.find('\n') != std::string_view::npos) CommitBlocks(width, done);
 }
 
+namespace {
+
+// A word still being streamed is shown once it is whole (a space or the
+// line's end follows it): its Markdown or its highlighting can still change
+// with its next bytes ("**bo" becoming bold, "retur" a keyword, a link's
+// target its text), and a word drawn raw and then again styled costs its
+// bytes twice and flickers. Only the last line's last word is held, and at
+// most kHeldWord bytes of it (a long URL or token shows as it comes).
+constexpr size_t kHeldWord = 32;
+
+std::string_view WithoutPartialWord(std::string_view text) {
+  if (text.empty() || text.back() == '\n') return text;
+  size_t line = text.find_last_of('\n');
+  line = line == std::string_view::npos ? 0 : line + 1;
+  size_t space = text.find_last_of(' ');
+  size_t keep = space == std::string_view::npos || space < line ? line : space + 1;
+  return text.size() - keep > kHeldWord ? text : text.substr(0, keep);
+}
+
+}  // namespace
+
 std::vector<Line> MarkdownStream::Live(int width) const {
   std::vector<Line> lines;
+  std::string_view shown = WithoutPartialWord(pending_);
   if (in_code_) {
     HighlightState state = highlight_;
     size_t start = 0;
-    while (start < pending_.size()) {
-      size_t nl = pending_.find('\n', start);
-      if (nl == std::string::npos) nl = pending_.size();
-      std::string_view line = std::string_view(pending_).substr(start, nl - start);
+    while (start < shown.size()) {
+      size_t nl = shown.find('\n', start);
+      if (nl == std::string::npos) nl = shown.size();
+      std::string_view line = shown.substr(start, nl - start);
       size_t strip = 0;
       while (strip < fence_indent_ && strip < line.size() && line[strip] == ' ') ++strip;
       Line l;
@@ -538,9 +560,9 @@ std::vector<Line> MarkdownStream::Live(int width) const {
     }
     return lines;
   }
-  if (pending_.find_first_not_of(" \t\r\n") == std::string::npos) return lines;
+  if (shown.find_first_not_of(" \t\r\n") == std::string::npos) return lines;
   if (gap_) lines.emplace_back();
-  for (auto& l : RenderMarkdown(pending_, width, *theme_)) lines.push_back(std::move(l));
+  for (auto& l : RenderMarkdown(shown, width, *theme_)) lines.push_back(std::move(l));
   return lines;
 }
 

@@ -14,8 +14,10 @@ namespace sepp::front::tui {
 // Bracketed paste on; kitty keyboard protocol flag 1 pushed; modifyOtherKeys
 // level 2. A terminal ignores what it does not know.
 const char TerminalSession::kEnterModes[] = "\x1b[?2004h\x1b[>1u\x1b[>4;2m";
-// The reverse, and the cursor shown.
-const char TerminalSession::kLeaveModes[] = "\x1b[<u\x1b[>4;0m\x1b[?2004l\x1b[?25h\x1b[?2026l";
+// The reverse, and the cursor shown; first the scroll region the renderer
+// may have left set (InlineRenderer::set_scroll_region) is taken off, the
+// cursor saved around it (DECSTBM homes it).
+const char TerminalSession::kLeaveModes[] = "\x1b" "7\x1b[r\x1b" "8\x1b[<u\x1b[>4;0m\x1b[?2004l\x1b[?25h\x1b[?2026l";
 
 namespace {
 

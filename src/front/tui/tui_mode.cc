@@ -22,6 +22,7 @@
 #include "front/tui/chat_view.h"
 #include "front/tui/interaction.h"
 #include "front/tui/prompt_history.h"
+#include "front/tui/scroll_region_support.h"
 #include "front/tui/terminal.h"
 #include "front/tui/terminal_replies.h"
 #include "front/tui/theme_watcher.h"
@@ -104,6 +105,7 @@ void WriteRenderStats(const RenderStats& st) {
             {"lines_committed", st.lines_committed},
             {"committed_in_place", st.committed_in_place},
             {"full_redraws", st.full_redraws},
+            {"region_scrolls", st.region_scrolls},
             {"render_ms", static_cast<double>(st.render_ns) / 1e6},
             {"frame_p50_us", st.FrameTimeQuantileUs(0.5)},
             {"frame_p99_us", st.FrameTimeQuantileUs(0.99)}};
@@ -128,6 +130,8 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
 
   TerminalSize size = (*term)->Size();
   InlineRenderer renderer(size.cols, size.rows);
+  // A stream scrolled with a scroll region only where its lines are kept.
+  renderer.set_scroll_region(ScrollRegionKeepsScrollback([](const char* name) { return std::getenv(name); }));
   ChatView view(&renderer);
   runtime::SessionState state = session.GetState();
   KeyDecoder decoder;
