@@ -79,17 +79,25 @@ void BackgroundAgents::AbortAll() {
   for (auto& run : runs) run->cancel.Cancel();
 }
 
-void BackgroundAgents::Close() {
+void BackgroundAgents::StopAll() {
   std::vector<std::shared_ptr<BackgroundRun>> runs;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
     for (auto& [id, run] : waiting_) runs.push_back(run);
     for (auto& [id, run] : background_) runs.push_back(run);
   }
   for (auto& run : runs) run->cancel.Cancel();
   std::unique_lock<std::mutex> lock(mu_);
   ended_.wait(lock, [&] { return background_.empty(); });
+  finished_.clear();
+}
+
+void BackgroundAgents::Close() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+  }
+  StopAll();
 }
 
 size_t BackgroundAgents::running() const {

@@ -10,7 +10,8 @@
 // model at the next turn boundary (or with the next prompt).
 //
 // It dies with the session: Close() cancels every child and waits until
-// each has ended and its sandbox is gone. AbortAll() (the session's abort)
+// each has ended and its sandbox is gone (StopAll() too, when the session
+// is left for another). AbortAll() (the session's abort)
 // and Abort(call_id) (one call) reach the children in the background.
 #pragma once
 #include <condition_variable>
@@ -76,8 +77,11 @@ class BackgroundAgents {
   bool Abort(const std::string& call_id);
   // Cancels every child in the background.
   void AbortAll();
-  // The session ends: cancels every child (in the background or not) and
-  // waits until the detached ones have ended. No new run may be tracked.
+  // The session is left for another (new, switch, fork): cancels every
+  // child (in the background or not), waits until the detached ones have
+  // ended, and drops their reports (they belong to the conversation left).
+  void StopAll();
+  // The session ends: StopAll(), and no new run may be tracked.
   void Close();
   size_t running() const;
 

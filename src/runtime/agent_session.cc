@@ -768,6 +768,8 @@ struct AgentSession::Impl {
         Warn("cannot reopen session " + old_id + ": " + again.error().message);
       return st;
     }
+    // Its sub-agents in the background end with it (their reports with them).
+    subagents->background->StopAll();
     PublishEnded();
     SetBinding(std::move(b));
     LoadHistory();

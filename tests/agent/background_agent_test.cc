@@ -124,6 +124,11 @@ class BackgroundAgentTest : public ::testing::Test {
     return o;
   }
 
+  void WaitTold() {
+    std::unique_lock<std::mutex> lock(mu_);
+    told_cv_.wait(lock, [&] { return !told_.empty(); });
+  }
+
   std::unique_ptr<ScriptedProvider> provider_;
   std::shared_ptr<SubagentRuntime> runtime_;
   tools::ToolRegistry registry_;
@@ -146,13 +151,10 @@ TEST_F(BackgroundAgentTest, TheParentEndsItsPromptAndTheReportComesLater) {
   EXPECT_FALSE(runtime_->background->Detach("sub").ok()) << "it is in the background already";
 
   wait_.Release();
-  {
-    std::unique_lock<std::mutex> lock(mu_);
-    told_cv_.wait(lock, [&] { return !told_.empty(); });
-  }
+  WaitTold();
+  auto reports = runtime_->background->TakeFinished();
   runtime_->background->Close();
   EXPECT_EQ(runtime_->background->running(), 0u);
-  auto reports = runtime_->background->TakeFinished();
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].call_id, "sub");
   EXPECT_FALSE(reports[0].is_error);
@@ -170,14 +172,36 @@ TEST_F(BackgroundAgentTest, CloseCancelsAChildInTheBackgroundAndWaitsForIt) {
   ASSERT_EQ(o.status, Outcome::Status::kDone);
   runtime_->background->Close();  // the child's wait is cancelled; no Release()
   EXPECT_EQ(runtime_->background->running(), 0u);
-  auto reports = runtime_->background->TakeFinished();
-  ASSERT_EQ(reports.size(), 1u);
-  EXPECT_TRUE(reports[0].is_error);
-  EXPECT_EQ(reports[0].text, "the sub-agent was aborted");
+  // The front ends heard it end; no report is left for a model.
+  EXPECT_TRUE(runtime_->background->TakeFinished().empty());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSERT_EQ(told_.size(), 1u);
+    EXPECT_TRUE(told_[0].is_error);
+    EXPECT_EQ(told_[0].text, "the sub-agent was aborted");
+  }
   // A closed session starts no sub-agent.
   auto run = std::make_shared<BackgroundRun>();
   run->call_id = "later";
   EXPECT_FALSE(runtime_->background->Track(run).ok());
+}
+
+TEST_F(BackgroundAgentTest, LeavingTheSessionStopsTheChildAndDropsItsReport) {
+  Outcome o = PromptAndDetach();
+  ASSERT_EQ(o.status, Outcome::Status::kDone);
+  runtime_->background->StopAll();  // no Release(): it is cancelled
+  EXPECT_EQ(runtime_->background->running(), 0u);
+  EXPECT_TRUE(runtime_->background->TakeFinished().empty()) << "a report of the session left";
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ASSERT_EQ(told_.size(), 1u);  // the front ends still hear it ended
+    EXPECT_TRUE(told_[0].is_error);
+  }
+  // The next session's sub-agents may still start.
+  auto run = std::make_shared<BackgroundRun>();
+  run->call_id = "later";
+  EXPECT_TRUE(runtime_->background->Track(run).ok());
+  runtime_->background->Untrack("later");
 }
 
 TEST_F(BackgroundAgentTest, AbortReachesOnlyTheChildrenInTheBackground) {
@@ -185,10 +209,12 @@ TEST_F(BackgroundAgentTest, AbortReachesOnlyTheChildrenInTheBackground) {
   ASSERT_EQ(o.status, Outcome::Status::kDone);
   EXPECT_FALSE(runtime_->background->Abort("nope"));
   EXPECT_TRUE(runtime_->background->Abort("sub"));
-  runtime_->background->Close();
-  auto reports = runtime_->background->TakeFinished();
+  WaitTold();
+  auto reports = runtime_->background->TakeFinished();  // for the model's next turn
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_TRUE(reports[0].is_error);
+  EXPECT_EQ(reports[0].text, "the sub-agent was aborted");
+  runtime_->background->Close();
 }
 
 }  // namespace

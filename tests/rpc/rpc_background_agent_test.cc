@@ -2,7 +2,8 @@
 // its "agent" call, docs/rpc.md): the parent's turn goes on with a receipt,
 // the sub-agent keeps working in its own session sandbox, its report comes
 // back (background_agent_end, then in the parent's next request), and it
-// dies with an abort or with the session: its processes do not outlive it.
+// dies with an abort or with the session (left for a new one, or closed):
+// its processes do not outlive it.
 // The sub-agent waits in a bash call for a file the test writes, so nothing
 // depends on timing.
 #include <gtest/gtest.h>
@@ -186,6 +187,37 @@ TEST_F(RpcBackgroundAgent, OneSubAgentInTheBackgroundIsAbortedByItsCallId) {
   ASSERT_FALSE(end.is_null()) << "no background_agent_end";
   EXPECT_TRUE(end.value("isError", false)) << end.dump();
   EXPECT_TRUE(ProcessesBecome(marker_, 0)) << "the aborted sub-agent's command runs on";
+  c.CloseStdin();
+  EXPECT_EQ(c.Wait(), 0);
+}
+
+TEST_F(RpcBackgroundAgent, LeavingTheSessionKillsTheSubAgentWhileSeppRunsOn) {
+  Script("echo started; exec sleep " + marker_, R"([{"text": "fresh session answer"}])");
+  Child c;
+  Start(c);
+  PromptAndBackground(c);
+  ASSERT_TRUE(ProcessesBecome(marker_, 1)) << "the sub-agent's command is not running";
+  c.Send(Json{{"id", "n"}, {"type", "new_session"}});
+  Json end;
+  bool answered = false;
+  while (end.is_null() || !answered) {  // the end comes before the response
+    auto j = c.Next();
+    ASSERT_TRUE(j.has_value()) << "sepp stopped answering";
+    if (j->value("type", "") == "background_agent_end") end = *j;
+    if (j->value("type", "") == "response" && j->value("id", "") == "n") {
+      ASSERT_TRUE(j->value("success", false)) << j->dump();
+      answered = true;
+    }
+  }
+  EXPECT_TRUE(end.value("isError", false)) << end.dump();
+  EXPECT_TRUE(ProcessesBecome(marker_, 0)) << "the sub-agent's command outlived its session";
+  // The new session's model hears nothing of it.
+  c.Send(Json{{"id", "p2"}, {"type", "prompt"}, {"message", "hello again"}});
+  c.Until("agent_settled");
+  std::string last = fp_.requests().back().body.dump();
+  EXPECT_TRUE(Contains(last, "hello again")) << last;
+  EXPECT_FALSE(Contains(last, "which the user sent to the background")) << last;
+  EXPECT_FALSE(Contains(last, "sent to the background by the user")) << last;
   c.CloseStdin();
   EXPECT_EQ(c.Wait(), 0);
 }
