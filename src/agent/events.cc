@@ -35,6 +35,7 @@ const char* ToString(EventType t) {
     case EventType::kSubscriberLagged: return "subscriber.lagged";
     case EventType::kQuestionRequested: return "question.requested";
     case EventType::kQuestionResolved: return "question.resolved";
+    case EventType::kBackgroundFinished: return "background.finished";
   }
   return "unknown";
 }
@@ -64,6 +65,12 @@ Json ToJson(const Event& e) {
     case EventType::kToolOutput:
       j["call_id"] = e.call_id;
       j["text"] = e.text;
+      break;
+    case EventType::kBackgroundFinished:
+      j["call_id"] = e.call_id;
+      j["tool"] = e.tool;
+      j["result"] = e.result;
+      j["is_error"] = e.is_error;
       break;
     case EventType::kToolFinished:
       j["call_id"] = e.call_id;

@@ -38,6 +38,10 @@ enum class EventType {
   // The ask-the-user path (question.h, runtime/question_broker.h).
   kQuestionRequested,  // data: the question ({id, prompt, fields[], source}), timeout_s
   kQuestionResolved,   // data.question_id, data.question, data.answer ({status, values?, source})
+  // A sub-agent the user sent to the background ended (background_agents.h):
+  // call_id (its "agent" call), tool, result (its report), is_error,
+  // child_session_id, data.details.
+  kBackgroundFinished,
 };
 
 struct Event {

@@ -1,8 +1,10 @@
 #include "agent/subagent_tool.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "agent/system_prompt.h"
+#include "base/secrets.h"
 #include "base/strings.h"
 #include "tools/args.h"
 
@@ -31,6 +33,26 @@ constexpr char kChildNote[] =
     "\n\nYou are a sub-agent: another agent gave you the task below. Work on it with your "
     "tools, then answer with a complete, self-contained final report: the other agent sees "
     "only your final message, not your tool calls.";
+
+// What a child agent uses, on its own thread; outlives the call's Run when
+// the call goes to the background.
+struct ChildState {
+  AgentConfig cfg;
+  std::unique_ptr<tools::ToolRegistry> registry;
+  std::unique_ptr<ChildGate> gate;
+  ChildSession session;
+  std::unique_ptr<llm::Provider> provider;
+  std::string agent_name;
+  // The call's output (progress lines); used while the call waits (under
+  // BackgroundRun::mu, not once detached).
+  std::function<void(std::string_view)> on_output;
+  tools::ToolResult result;  // the child's end, for the waiting call
+};
+
+// Runs the child to its end, then hands the result to the waiting call or,
+// detached, to the session's BackgroundAgents.
+void RunChild(const SubagentRuntime& rt, BackgroundRun& run, ChildState& state);
+tools::ToolResult ResultOf(const Outcome& o, const std::string& session_id);
 
 }  // namespace
 
@@ -133,46 +155,118 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   if (def && !def->system_prompt.empty()) cfg.system_prompt = def->system_prompt + "\n\n" + cfg.system_prompt;
   cfg.system_prompt += kChildNote;
 
+  // Everything the child uses lives here, on its thread: when the call is
+  // sent to the background, Run returns and the child goes on.
+  auto state = std::make_shared<ChildState>();
+  state->registry = std::move(registry);
   // The child asks through the parent's gate, its requests tied to the
   // parent's "agent" call, so a front end can show which call asked.
-  std::unique_ptr<ChildGate> gate;
   if (cfg.permission_gate) {
-    gate = std::make_unique<ChildGate>(cfg.permission_gate, ctx.call_id);
-    cfg.permission_gate = gate.get();
+    state->gate = std::make_unique<ChildGate>(cfg.permission_gate, ctx.call_id);
+    cfg.permission_gate = state->gate.get();
   }
+  cfg.is_subagent = true;
+  state->cfg = std::move(cfg);
+  if (rt.open_child_session) state->session = rt.open_child_session(task, agent_name);
+  state->provider = rt.make_provider();
+  state->on_output = ctx.on_output;
+  state->agent_name = agent_name;
 
-  ChildSession child;
-  if (rt.open_child_session) child = rt.open_child_session(task, agent_name);
-  auto provider = rt.make_provider();
+  auto run = std::make_shared<BackgroundRun>();
+  run->call_id = ctx.call_id;
+  run->task = task;
+  run->child_session_id = state->session.id;
+  BackgroundAgents* background = depth_ == 0 && !ctx.call_id.empty() ? rt.background.get() : nullptr;
+  if (background) {
+    Status tracked = background->Track(run);
+    if (!tracked.ok()) return tools::ErrorResult(tracked.error().message);
+  }
+  // An abort of the parent's call or turn reaches the child while the call
+  // waits; in the background, the session's abort does (BackgroundAgents).
+  std::unique_ptr<CancelToken::Registration> link;
+  if (ctx.cancel) link = ctx.cancel->OnCancel([run] { run->cancel.Cancel(); });
+  std::thread child([runtime = runtime_, run, state] { RunChild(*runtime, *run, *state); });
+  std::unique_lock<std::mutex> lock(run->mu);
+  run->cv.wait(lock, [&] { return run->done || run->detached; });
+  bool detached = !run->done;
+  lock.unlock();
+  link.reset();
+  if (!detached) {
+    child.join();
+    if (background) background->Untrack(run->call_id);
+    return std::move(state->result);
+  }
+  child.detach();  // it delivers its report to `background`, which Close() waits for
+  tools::ToolResult receipt;
+  receipt.text = "[sent to the background by the user: the sub-agent goes on with its task in its "
+                 "own session" + (run->child_session_id.empty() ? std::string() : " (" + run->child_session_id + ")") +
+                 " and sandbox. Its report reaches you in a message when it is done; do not wait "
+                 "for it, go on with the rest of the work]";
+  receipt.details = {{"background", true}, {"session_id", run->child_session_id}, {"status", "running"}};
+  return receipt;
+}
+
+namespace {
+
+void RunChild(const SubagentRuntime& rt, BackgroundRun& run, ChildState& state) {
+  AgentConfig& cfg = state.cfg;
+  ChildSession& child = state.session;
+  const std::string call_id = run.call_id;
   auto on_event = [&](const Event& e) {
-    // The parent's user sees the child's tool calls as progress lines.
-    if (e.type == EventType::kToolStarted && ctx.on_output) ctx.on_output("  ⎿ " + e.summary + "\n");
+    // The parent's user sees the child's tool calls as progress lines, while
+    // the call runs (not once it returned its receipt).
+    if (e.type == EventType::kToolStarted) {
+      std::lock_guard<std::mutex> lock(run.mu);
+      if (!run.detached && state.on_output) state.on_output("  ⎿ " + e.summary + "\n");
+    }
     if (e.type == EventType::kToolFinished && e.denied) {
       if (child.record_denial) child.record_denial(e.call_id, e.tool, e.denials);
       if (rt.record_child_denial) rt.record_child_denial(child.id, e.call_id, e.tool, e.denials);
     }
     if (rt.on_child_event) {
       Event nested = e;
-      nested.parent_call_id = ctx.call_id;
+      nested.parent_call_id = call_id;
       nested.child_session_id = child.id;
       rt.on_child_event(nested);
     }
   };
-  cfg.is_subagent = true;
-  SubagentInfo hook_info{ctx.call_id, agent_name, task, "", ""};
+  SubagentInfo hook_info{call_id, state.agent_name, run.task, "", ""};
   if (cfg.hooks) cfg.hooks->OnSubagentStart(hook_info);
-  Agent child_agent(cfg, *provider, *registry, on_event, child.record);
-  CancelToken local;
-  CancelToken& cancel = ctx.cancel ? *ctx.cancel : local;
-  Outcome o = child_agent.Prompt(task, cancel);
+  Outcome o;
+  {
+    Agent child_agent(cfg, *state.provider, *state.registry, on_event, child.record);
+    o = child_agent.Prompt(run.task, run.cancel);
+  }  // the child's session sandbox ends here, before anyone hears it ended
   if (cfg.hooks) {
     hook_info.last_assistant_message = o.final_text;
     hook_info.status = ToString(o.status);
     cfg.hooks->OnSubagentStop(hook_info);
   }
+  tools::ToolResult r = ResultOf(o, child.id);
+  r.text = Redact(r.text);  // a report in the background reaches the context as a message
+  // What the child held (its session open, the provider's connection) goes
+  // before the end is told: once told, the session may close.
+  state.registry.reset();
+  state.provider.reset();
+  state.gate.reset();
+  state.session = ChildSession();
+  bool detached;
+  {
+    std::lock_guard<std::mutex> lock(run.mu);
+    detached = run.detached;
+    if (!detached) {
+      state.result = std::move(r);
+      run.done = true;
+    }
+  }
+  run.cv.notify_all();
+  if (detached)
+    rt.background->Deliver({call_id, run.task, run.child_session_id, r.text, r.is_error, r.details});
+}
 
+tools::ToolResult ResultOf(const Outcome& o, const std::string& session_id) {
   tools::ToolResult r;
-  r.details = {{"session_id", child.id},
+  r.details = {{"session_id", session_id},
                {"status", ToString(o.status)},
                {"turns", o.turns},
                {"usage", {{"input", o.usage.input}, {"output", o.usage.output},
@@ -196,4 +290,5 @@ tools::ToolResult SubagentTool::Run(const Json& args, tools::ToolContext& ctx) {
   return r;
 }
 
+}  // namespace
 }  // namespace sepp::agent

@@ -9,6 +9,10 @@
 // session and the parent's. Several
 // calls in one message run in parallel like any tools. Depth is limited: at
 // max_depth the child gets no "agent" tool.
+//
+// The child runs on a thread of its own while the call waits for it, so the
+// user can send a top-level call to the background (background_agents.h):
+// the call then returns a receipt and the child goes on.
 #pragma once
 #include <functional>
 #include <memory>
@@ -17,6 +21,7 @@
 
 #include "agent/agent.h"
 #include "agent/agent_definitions.h"
+#include "agent/background_agents.h"
 #include "llm/provider.h"
 #include "sandbox/denial.h"
 #include "tools/tool.h"
@@ -62,6 +67,10 @@ struct SubagentRuntime {
   std::vector<AgentDefinition> definitions;
   std::string date;                // for the child's system prompt
   int max_depth = 2;               // parent = depth 0
+  // Where a top-level call (depth 0) may be sent to the background; null:
+  // it may not. The session owns its lifetime (Close() before the session
+  // it publishes to goes).
+  std::shared_ptr<BackgroundAgents> background;
 };
 
 class SubagentTool : public tools::Tool {

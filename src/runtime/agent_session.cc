@@ -573,6 +573,8 @@ struct AgentSession::Impl {
       steering.clear();
     }
     if (!out.empty()) PublishQueue();
+    for (const auto& f : subagents->background->TakeFinished())
+      out.push_back(agent::BackgroundReportMessage(f));
     return out;
   }
 
@@ -642,6 +644,12 @@ struct AgentSession::Impl {
       std::lock_guard<std::mutex> lock(mu);
       for (auto it = next_turn.rbegin(); it != next_turn.rend(); ++it) text = *it + "\n\n" + text;
       next_turn.clear();
+    }
+    // Reports of background sub-agents that ended while the session was idle.
+    {
+      auto reports = subagents->background->TakeFinished();
+      for (auto it = reports.rbegin(); it != reports.rend(); ++it)
+        text = agent::BackgroundReportMessage(*it) + "\n\n" + text;
     }
     for (;;) {
       FlushUserBash();
@@ -760,6 +768,8 @@ struct AgentSession::Impl {
         Warn("cannot reopen session " + old_id + ": " + again.error().message);
       return st;
     }
+    // Its sub-agents in the background end with it (their reports with them).
+    subagents->background->StopAll();
     PublishEnded();
     SetBinding(std::move(b));
     LoadHistory();
@@ -863,6 +873,20 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   // A sub-agent's events reach the front ends nested under the parent's
   // call; its denials land in the parent's audit trail too.
   s.subagents->on_child_event = [&s](const agent::Event& e) { s.Publish(e); };
+  // Sub-agents the user sends to the background: their reports are told
+  // at once and reach the model at the next turn boundary (TakeSteering)
+  // or with the next prompt.
+  s.subagents->background = std::make_shared<agent::BackgroundAgents>();
+  s.subagents->background->on_finished = [&s](const agent::BackgroundAgents::Finished& f) {
+    agent::Event e(agent::EventType::kBackgroundFinished);
+    e.call_id = f.call_id;
+    e.tool = "agent";
+    e.result = f.text;
+    e.is_error = f.is_error;
+    e.child_session_id = f.child_session_id;
+    e.data = {{"details", f.details}};
+    s.Publish(std::move(e));
+  };
   s.subagents->record_child_denial = [&s](const std::string& child, const std::string& call_id,
                                           const std::string& tool,
                                           const std::vector<sandbox::Denial>& denials) {
@@ -971,6 +995,9 @@ void AgentSession::Close() {
     s.bash_cv.wait(lock, [&] { return s.bashes.empty(); });
   }
   if (s.worker.joinable()) s.worker.join();
+  // The sub-agents sent to the background die with the session: each is
+  // cancelled, and waited for until its sandbox is gone.
+  s.subagents->background->Close();
   if (s.idle_thread.joinable()) {
     {
       std::lock_guard<std::mutex> lock(s.idle_mu);
@@ -1086,6 +1113,8 @@ QueueState AgentSession::Abort() {
     std::lock_guard<std::mutex> lock(impl_->mu);
     if (impl_->cancel) impl_->cancel->Cancel();
   }
+  // The abort reaches the sub-agents in the background too.
+  impl_->subagents->background->AbortAll();
   // Then the questions asked for the prompt outside its token (an MCP
   // server's elicitation, on the server's connection): after the token, so
   // the call they end already sees the turn aborted.
@@ -1095,11 +1124,14 @@ QueueState AgentSession::Abort() {
 
 Status AgentSession::AbortCall(const std::string& call_id) {
   if (impl_->agent->AbortCall(call_id)) return Ok();
+  if (impl_->subagents->background->Abort(call_id)) return Ok();  // a sub-agent in the background
   return Error::Make("no running tool call has the id \"" + call_id + "\" (it may have finished)",
                      "not_found");
 }
 
 Status AgentSession::BackgroundCall(const std::string& call_id) {
+  // An "agent" call goes on its own thread; a bash call in the sandbox.
+  if (impl_->subagents->background->Detach(call_id).ok()) return Ok();
   return impl_->agent->BackgroundCall(call_id);
 }
 

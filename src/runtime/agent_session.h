@@ -243,16 +243,22 @@ class AgentSession {
   // Removes every queued message; returns them.
   QueueState ClearQueue();
   // Ends the running prompt cleanly (the session stays valid) and hands back
-  // the queued messages (which are removed from the queue). Does not wait.
+  // the queued messages (which are removed from the queue); the sub-agents
+  // sent to the background are aborted too. Does not wait.
   QueueState Abort();
   // Aborts one running tool call of the prompt (its process is killed; the
   // model reads that the user aborted it), leaving the turn and the other
-  // calls running. Error kind "not_found" when no call has that id.
+  // calls running, or one sub-agent sent to the background (by its "agent"
+  // call's id). Error kind "not_found" when no call has that id.
   Status AbortCall(const std::string& call_id);
-  // Sends one running bash call of the prompt to the background: its command
-  // goes on in the session sandbox (until process_signal or the session's
-  // end), the call returns what it printed so far with the pid and the log
-  // of the rest. Error kind "not_found" when no bash call has that id.
+  // Sends one running call of the prompt to the background. A bash call:
+  // its command goes on in the session sandbox (until process_signal or the
+  // session's end), the call returns what it printed so far with the pid
+  // and the log of the rest. An "agent" call: the call returns a receipt,
+  // the sub-agent goes on in its own session and sandbox, its report is
+  // published (background.finished) and reaches the model at the next turn
+  // boundary or with the next prompt; it ends with the session, or with
+  // Abort()/AbortCall(). Error kind "not_found" when no such call runs.
   Status BackgroundCall(const std::string& call_id);
   // Blocks until the agent is idle (no prompt running, nothing queued), or
   // timeout_s passes (< 0: no limit). True when idle.

@@ -315,7 +315,8 @@ std::vector<Json> UniversalTranslator::Translate(const agent::Event& e) {
     case EventType::kRetry:
     case EventType::kAgentStarted:
     case EventType::kAgentSettled:
-    case EventType::kQueueUpdated: {
+    case EventType::kQueueUpdated:
+    case EventType::kBackgroundFinished: {
       Json data = agent::ToJson(e);
       for (const char* k : {"type", "seq", "time_ms", "session_id", "parent_call_id",
                             "child_session_id"})

@@ -429,6 +429,17 @@ void Interaction::OnEvent(const agent::Event& e) {
     case EventType::kPermissionResolved:
       if (e.data.is_object()) modal_.Drop(e.data.value("request_id", std::string()));
       break;
+    case EventType::kBackgroundFinished:
+      for (size_t i = 0; i < background_agents_.size(); ++i) {
+        if (background_agents_[i] != e.call_id) continue;
+        view_.Notice(std::string(e.is_error ? "a sub-agent in the background ended without a report: "
+                                            : "a sub-agent in the background finished: ") +
+                     background_summaries_[i] + " (the model reads its report at the next turn)");
+        background_agents_.erase(background_agents_.begin() + static_cast<long>(i));
+        background_summaries_.erase(background_summaries_.begin() + static_cast<long>(i));
+        break;
+      }
+      break;
     case EventType::kQuestionRequested: OpenQuestion(e.data.value("question_id", std::string())); break;
     case EventType::kQuestionResolved:
       if (e.data.is_object()) question_modal_.Drop(e.data.value("question_id", std::string()));
@@ -442,6 +453,11 @@ void Interaction::OnEvent(const agent::Event& e) {
     case EventType::kToolFinished:
       for (size_t i = 0; i < running_calls_.size(); ++i) {
         if (running_calls_[i] != e.call_id) continue;
+        if (e.tool == "agent" && e.data.is_object() && e.data.contains("details") &&
+            e.data["details"].is_object() && e.data["details"].value("background", false)) {
+          background_agents_.push_back(e.call_id);
+          background_summaries_.push_back(running_summaries_[i]);
+        }
         running_calls_.erase(running_calls_.begin() + static_cast<long>(i));
         running_summaries_.erase(running_summaries_.begin() + static_cast<long>(i));
         break;

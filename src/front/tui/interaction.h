@@ -151,6 +151,10 @@ class Interaction {
   std::string theme_name_;  // the one /settings set in this run ("" : from the settings file)
   std::vector<std::string> running_calls_;  // call ids, in start order
   std::vector<std::string> running_summaries_;
+  // Sub-agents sent to the background (their "agent" calls returned a
+  // receipt), until background.finished: Ctrl+X lists them, Enter aborts one.
+  std::vector<std::string> background_agents_;
+  std::vector<std::string> background_summaries_;
   std::optional<std::future<Result<agent::CompactionResult>>> compacting_;
   std::string out_;  // bytes for the next frame (OSC 52, leaving the viewer)
   int cols_ = 80, rows_ = 24;

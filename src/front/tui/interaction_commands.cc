@@ -64,7 +64,7 @@ constexpr std::pair<const char*, const char*> kHotkeys[] = {
     {"Ctrl+G", "edit the prompt in $EDITOR"},
     {"Tab", "complete a /command; @ completes a file"},
     {"Ctrl+O", "view the last tool output full-screen"},
-    {"Ctrl+X", "the running calls: Enter aborts one, Ctrl+B sends a bash call to the background"},
+    {"Ctrl+X", "the running calls: Enter aborts one, Ctrl+B sends a bash or agent call to the background"},
     {"Ctrl+T", "expand / collapse the tool calls' output"},
     {"Alt+T", "the last tool call again, whole"},
     {"Ctrl+C", "clear the editor (twice: quit)"},
@@ -535,13 +535,16 @@ void Interaction::CmdDiff() {
 }
 
 void Interaction::CmdCalls() {
-  if (running_calls_.empty()) {
+  if (running_calls_.empty() && background_agents_.empty()) {
     view_.Notice("sepp: no tool call is running");
     return;
   }
   std::vector<Picker::Item> items;
   for (size_t i = 0; i < running_calls_.size(); ++i)
     items.push_back({running_calls_[i], OneLine(running_summaries_[i], 70), running_calls_[i]});
+  for (size_t i = 0; i < background_agents_.size(); ++i)
+    items.push_back({background_agents_[i], OneLine("(background) " + background_summaries_[i], 70),
+                     background_agents_[i]});
   picker_.Open("running calls: Enter aborts that one, Ctrl+B sends it to the background (the turn goes on)",
                std::move(items), [this](const std::string& id) {
                  Status st = session_.AbortCall(id);
@@ -549,7 +552,8 @@ void Interaction::CmdCalls() {
                });
   picker_.SetCtrlBChoice("backgrounds", [this](const std::string& id) {
     Status st = session_.BackgroundCall(id);
-    view_.Notice(st.ok() ? "sending that call to the background (its process goes on; process_list shows it)"
+    view_.Notice(st.ok() ? "sending that call to the background (a command goes on in the sandbox, process_list shows "
+                           "it; a sub-agent goes on and its report reaches the model when it is done)"
                          : "sepp: " + st.error().message);
   });
 }
