@@ -526,6 +526,44 @@ TEST_F(ServeE2e, TheApiCommandMirrorsTheEndpoints) {
   EXPECT_EQ(api({"acp", "post", "--server-id", "cli"}), 2) << "no message given";
 }
 
+// --record writes the provider exchanges of the server's sessions to a
+// cassette; --replay answers from it with no provider at all (no key, no
+// URL in the environment): the same prompt gets the recorded answer and
+// the fake is not called again.
+TEST_F(ServeE2e, RecordsACassetteAndAnswersFromIt) {
+  fake_.SetScript({{"responses", {{{"text", "the recorded answer"}}}}});
+  const std::string cassette = (root_ / "serve.cassette").string();
+  Start({"--token", kToken, "--record", cassette});
+  std::string sid = Open("rec");
+  EXPECT_EQ(Post("rec", Prompt(2, sid, "hello"))["result"]["stopReason"], "end_turn");
+  EXPECT_EQ(server_->Stop(30), 0);
+  ASSERT_EQ(fake_.requests().size(), 1u);
+
+  std::map<std::string, std::string> env = {{"HOME", (root_ / "home2").string()},
+                                            {"SEPP_HOME", (root_ / "home2").string()}};
+  fs::create_directories(root_ / "home2");
+  server_ = std::make_unique<ServeChild>(cwd(), env, std::vector<std::string>{"--token", kToken, "--replay", cassette});
+  sid = Open("play");
+  EXPECT_EQ(Post("play", Prompt(2, sid, "hello"))["result"]["stopReason"], "end_turn");
+  net::Headers h = Auth();
+  h.emplace_back("Last-Event-ID", "0");
+  auto all = ReadSse(server_->url("/v1/acp/play"), h, [&](const SseRead& r) {
+    return !r.events.empty() && r.events.back().data.find("\"stopReason\"") != std::string::npos;
+  });
+  std::string text;
+  for (const auto& e : all.events) {
+    auto j = ParseJson(e.data);
+    if (j.ok() && j->value("method", "") == "session/update" &&
+        (*j)["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+      text += (*j)["params"]["update"]["content"]["text"].get<std::string>();
+  }
+  EXPECT_EQ(text, "the recorded answer");
+  EXPECT_EQ(fake_.requests().size(), 1u) << "the replay called no provider";
+  // A conversation the cassette does not hold fails the turn; it is sent nowhere.
+  Post("play", Prompt(3, sid, "something else"));
+  EXPECT_EQ(fake_.requests().size(), 1u);
+}
+
 TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   Start();
   auto doc_resp = Get("/v1/openapi.json");  // no token: it only describes
