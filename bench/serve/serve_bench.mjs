@@ -2,7 +2,13 @@
 // tests/acp/node installs), one run, both bound to 127.0.0.1:
 //   cold start   spawn -> first 200 {"status":"ok"} on /v1/health (median of RUNS)
 //   idle RSS     VmRSS of the server 1 s after it became healthy
-//   throughput   wrk -t2 -c50 -d${SECS}s on /v1/health (req/s)
+//   throughput   wrk -t2 -c50 -d${SECS}s on /v1/health (req/s), with the
+//                server pinned to CPU 0 and wrk to CPU 1 (taskset), so the
+//                two do not fight for the same core: a server started
+//                for this alone, `taskset -c 0 <server>` (every thread on
+//                CPU 0, so a runtime that sizes its pool by the CPUs it may
+//                use sees one), and `taskset -c 1 wrk`. Unpinned when the
+//                machine has one CPU or taskset is missing (said in the output)
 //   ACP round trip  POST session/prompt written -> its 200 response read, on
 //                a kept-alive connection, sequential, p50/p90/fastest, with
 //                an SSE subscriber on GET /v1/acp/{id} receiving the turn's
@@ -11,6 +17,12 @@
 //                fake provider; sandbox-agent: its built-in mock agent)
 //   CPU per prompt  the server's (and its children's) on-CPU time over the
 //                prompts / their number
+//   "sepp (cached reply)": the same server and agent, its model answering
+//                from a cassette in memory (`sepp serve --replay FILE
+//                --replay-mode lenient`, recorded first with `sepp --acp
+//                --record` against the fake): the agent's whole turn without
+//                a model call over the network, the like-for-like match of
+//                sandbox-agent's mock, which echoes without a model
 //   and, as a reference, the same sepp turn without the server: `sepp --acp`
 //   on pipes, its prompts alternating with the servers'
 // Prints a table and the ratios. Needs wrk (apt-get install wrk).
@@ -58,21 +70,25 @@ const rssMb = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, "utf8").mat
 
 const fake = spawn(fakeBin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
 const fakeUrl = await new Promise((resolve) => fake.stdout.once("data", (d) => resolve(String(d).replace(/^listening on /, "").trim())));
-await fetch(`${fakeUrl}/__script`, { method: "POST", body: JSON.stringify({ responses: Array(2 * prompts + 10).fill({ text: "ok" }) }) });
+await fetch(`${fakeUrl}/__script`, { method: "POST", body: JSON.stringify({ responses: Array(3 * prompts + 20).fill({ text: "ok" }) }) });
 
+// `taskset -c CPU bin args` when cpu is given: taskset sets the mask and
+// execs the server (the same pid), so every thread it ever starts is on CPU.
+const spawnOn = (cpu, bin, args, opts) =>
+  cpu === undefined ? spawn(bin, args, opts) : spawn("taskset", ["-c", String(cpu), bin, ...args], opts);
 const servers = {
-  sepp: (port) => {
+  sepp: (port, cpu) => {
     const home = path.join(work, "sepp-home");
     fs.mkdirSync(home, { recursive: true });
-    return spawn(seppBin, ["serve", "--no-token", "--port", String(port)], {
+    return spawnOn(cpu, seppBin, ["serve", "--no-token", "--port", String(port)], {
       cwd: work, stdio: "ignore",
       env: { PATH: process.env.PATH, HOME: home, SEPP_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: "bench-key" },
     });
   },
-  "sandbox-agent": (port) => {
+  "sandbox-agent": (port, cpu) => {
     const home = path.join(work, "sa-home");
     fs.mkdirSync(home, { recursive: true });
-    return spawn(saBin, ["server", "--no-token", "--no-telemetry", "--host", "127.0.0.1", "--port", String(port)], {
+    return spawnOn(cpu, saBin, ["server", "--no-token", "--no-telemetry", "--host", "127.0.0.1", "--port", String(port)], {
       stdio: "ignore",
       env: { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: path.join(home, ".local/share"), SANDBOX_AGENT_LOG_HTTP: "0" },
     });
@@ -81,10 +97,13 @@ const servers = {
 if (!fs.existsSync(saBin)) { console.error("sandbox-agent is not installed: run scripts/setup"); delete servers["sandbox-agent"]; }
 else execFileSync(saBin, ["install-agent", "mock"], { env: { PATH: process.env.PATH, HOME: path.join(work, "sa-home"), XDG_DATA_HOME: path.join(work, "sa-home/.local/share") }, stdio: "ignore" });
 
-async function startHealthy(name) {
+// Pinning for the throughput measure: the server on CPU 0, wrk on CPU 1.
+const pin = os.cpus().length >= 2 && (() => { try { execFileSync("taskset", ["-c", "0", "true"]); return true; } catch { return false; } })();
+async function startHealthy(name, cpu) {
   const port = await freePort();
   const t0 = process.hrtime.bigint();
-  const proc = servers[name](port);
+  const proc = servers[name](port, cpu);
+
   while (!(await probe(port))) { /* poll as fast as the loop goes */ }
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   return { proc, port, ms };
@@ -154,17 +173,67 @@ for (const name of Object.keys(servers)) {
   }
   r.coldMs = median(starts);
   r.coldMinMs = Math.min(...starts);
+  {
+    // Throughput on a server of its own, pinned apart from wrk.
+    const h = await startHealthy(name, pin ? 0 : undefined);
+    const wrk = ["-t2", "-c50", `-d${secs}s`, `http://127.0.0.1:${h.port}/v1/health`];
+    try {
+      const out = pin ? execFileSync("taskset", ["-c", "1", "wrk", ...wrk], { encoding: "utf8" })
+                      : execFileSync("wrk", wrk, { encoding: "utf8" });
+      r.healthRps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)[1]);
+    } catch {
+      r.healthRps = NaN;  // wrk missing
+    }
+    await stop(h.proc);
+  }
   const s = await startHealthy(name);
   await new Promise((res) => setTimeout(res, 1000));
   r.idleRssMb = rssMb(s.proc.pid);
-  try {
-    const out = execFileSync("wrk", ["-t2", "-c50", `-d${secs}s`, `http://127.0.0.1:${s.port}/v1/health`], { encoding: "utf8" });
-    r.healthRps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)[1]);
-  } catch {
-    r.healthRps = NaN;  // wrk missing
-  }
   live[name] = s;
 }
+
+// A `sepp --acp` over stdio: initialize, session/new; call(msg) -> its answer.
+async function stdioAgent(home, extraArgs = [], env = {}) {
+  fs.mkdirSync(home, { recursive: true });
+  const a = { times: [], cpu: 0 };
+  a.proc = spawn(seppBin, ["--acp", ...extraArgs], { cwd: work, stdio: ["pipe", "pipe", "ignore"],
+    env: { PATH: process.env.PATH, HOME: home, SEPP_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: "bench-key", ...env } });
+  let rest = "";
+  const waiting = new Map();
+  a.proc.stdout.on("data", (d) => {
+    rest += d;
+    let nl;
+    while ((nl = rest.indexOf("\n")) >= 0) {
+      const m = JSON.parse(rest.slice(0, nl));
+      rest = rest.slice(nl + 1);
+      if (m.id !== undefined && !m.method && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+    }
+  });
+  a.call = (msg) => new Promise((resolve) => { waiting.set(msg.id, resolve); a.proc.stdin.write(JSON.stringify(msg) + "\n"); });
+  await a.call({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
+  a.sid = (await a.call({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } })).result.sessionId;
+  return a;
+}
+
+// The cassette for "sepp (cached reply)": the same prompts, recorded once
+// against the fake (untimed), then answered from memory.
+const cassette = path.join(work, "prompts.cassette");
+{
+  const rec = await stdioAgent(path.join(work, "sepp-record-home"), ["--record", cassette]);
+  for (let i = 0; i < prompts + 5; ++i)
+    await rec.call({ jsonrpc: "2.0", id: 10 + i, method: "session/prompt", params: { sessionId: rec.sid, prompt: [{ type: "text", text: "hi" }] } });
+  rec.proc.stdin.end();
+  await new Promise((r) => rec.proc.once("exit", r));
+}
+servers["sepp (cached reply)"] = (port, cpu) => {
+  const home = path.join(work, "sepp-replay-home");
+  fs.mkdirSync(home, { recursive: true });
+  return spawnOn(cpu, seppBin, ["serve", "--no-token", "--port", String(port), "--replay", cassette, "--replay-mode", "lenient"], {
+    cwd: work, stdio: "ignore", env: { PATH: process.env.PATH, HOME: home, SEPP_HOME: home },
+  });
+};
+results["sepp (cached reply)"] = {};
+live["sepp (cached reply)"] = await startHealthy("sepp (cached reply)");
 
 // ACP: on each server initialize, session/new and an SSE subscriber on the
 // stream, then the prompts, alternating between the servers (prompt i on
@@ -176,7 +245,7 @@ const id = "bench";
 const acp = {};
 for (const name of Object.keys(live)) {
   const port = live[name].port;
-  const agentId = name === "sepp" ? "sepp" : "mock";
+  const agentId = name.startsWith("sepp") ? "sepp" : "mock";
   const keep = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const post = (msg, q = "") => new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port, method: "POST", path: `/v1/acp/${id}${q}`, agent: keep,
@@ -195,27 +264,7 @@ for (const name of Object.keys(live)) {
 }
 // The same agent and turn without the server: `sepp --acp` on pipes, so
 // what the server adds shows (its prompts alternate with the servers').
-const stdio = { times: [], cpu: 0 };
-{
-  const home = path.join(work, "sepp-stdio-home");
-  fs.mkdirSync(home, { recursive: true });
-  stdio.proc = spawn(seppBin, ["--acp"], { cwd: work, stdio: ["pipe", "pipe", "ignore"],
-    env: { PATH: process.env.PATH, HOME: home, SEPP_HOME: home, ANTHROPIC_BASE_URL: fakeUrl, ANTHROPIC_API_KEY: "bench-key" } });
-  let rest = "";
-  const waiting = new Map();
-  stdio.proc.stdout.on("data", (d) => {
-    rest += d;
-    let nl;
-    while ((nl = rest.indexOf("\n")) >= 0) {
-      const m = JSON.parse(rest.slice(0, nl));
-      rest = rest.slice(nl + 1);
-      if (m.id !== undefined && !m.method && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
-    }
-  });
-  stdio.call = (msg) => new Promise((resolve) => { waiting.set(msg.id, resolve); stdio.proc.stdin.write(JSON.stringify(msg) + "\n"); });
-  await stdio.call({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1 } });
-  stdio.sid = (await stdio.call({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } })).result.sessionId;
-}
+const stdio = await stdioAgent(path.join(work, "sepp-stdio-home"));
 await new Promise((res) => setTimeout(res, 300));  // the subscribers are connected
 for (const name of Object.keys(acp)) acp[name].before = acp[name].sub.frames;
 for (let i = 0; i < prompts; ++i) {
@@ -256,13 +305,14 @@ for (const name of Object.keys(acp)) {
 fake.kill("SIGTERM");
 
 const names = Object.keys(results);
-const row = (label, key, digits) => `| ${label} | ${names.map((n) => results[n][key].toFixed(digits)).join(" | ")} |`;
+const row = (label, key, digits) =>
+  `| ${label} | ${names.map((n) => (results[n][key] === undefined ? "" : results[n][key].toFixed(digits))).join(" | ")} |`;
 console.log(`| measure | ${names.join(" | ")} |`);
 console.log(`|---|${names.map(() => "---").join("|")}|`);
 console.log(row("cold start to first healthy /v1/health, ms (median)", "coldMs", 1));
 console.log(row("cold start, ms (fastest)", "coldMinMs", 1));
 console.log(row("idle RSS, MB", "idleRssMb", 1));
-console.log(row(`/v1/health req/s (wrk -t2 -c50 -d${secs}s)`, "healthRps", 0));
+console.log(row(`/v1/health req/s (wrk -t2 -c50 -d${secs}s${pin ? "; server on CPU 0, wrk on CPU 1" : ", unpinned"})`, "healthRps", 0));
 console.log(row("ACP session/prompt round trip p50, ms", "promptP50", 3));
 console.log(row("ACP session/prompt round trip p90, ms", "promptP90", 3));
 console.log(row("ACP session/prompt round trip fastest, ms", "promptMin", 3));
@@ -278,6 +328,7 @@ if (results["sandbox-agent"]) {
   const a = results.sepp, b = results["sandbox-agent"];
   console.log(`\nratios (sandbox-agent / sepp): cold start ${(b.coldMs / a.coldMs).toFixed(1)}x, ` +
     `idle RSS ${(b.idleRssMb / a.idleRssMb).toFixed(2)}x, health req/s sepp/sa ${(a.healthRps / b.healthRps).toFixed(2)}x, ` +
-    `prompt p50 ${(b.promptP50 / a.promptP50).toFixed(2)}x`);
+    `prompt p50 ${(b.promptP50 / a.promptP50).toFixed(2)}x, ` +
+    `prompt p50 with a cached reply ${(b.promptP50 / results["sepp (cached reply)"].promptP50).toFixed(2)}x`);
 }
 process.exit(0);

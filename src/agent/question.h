@@ -64,7 +64,7 @@ struct QuestionAnswer {
   QuestionStatus status = QuestionStatus::kDeclined;
   Json values = Json::object();  // kAnswered: field name -> value, checked (CheckAnswer)
   // Who ended it: "user", "timeout", "no_front_end", "cancelled" (abort or
-  // close).
+  // close), "front_end" (the front end could not show it; message says why).
   std::string source;
   std::string message;  // why, in words the model can read
 };

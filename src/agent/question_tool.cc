@@ -94,6 +94,8 @@ class QuestionTool : public tools::Tool {
                  "what you assumed.";
       else if (a.status == QuestionStatus::kCancelled)
         r.text = "The question was cancelled before the user answered.";
+      else if (a.source == "front_end")  // the front end could not ask; it says why
+        r.text = "The question was not shown to the user: " + a.message + ". Decide yourself, and say what you assumed.";
       else if (a.source == "timeout")
         r.text = "The user did not answer in time (" + a.message + "). Decide yourself, and say what you assumed.";
       else

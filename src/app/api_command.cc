@@ -16,9 +16,10 @@
 //   sepp api sessions questions reply ID QUESTION_ID (--answer TEXT... | --values JSON)
 //   sepp api sessions questions reject ID QUESTION_ID
 //   sepp api sessions terminate ID
-//   sepp api processes run|start [--cwd D] [--timeout-ms N] [--interactive] -- COMMAND ARGS...
+//   sepp api processes run|start [--cwd D] [--timeout-ms N] [--interactive] [--tty] -- COMMAND ARGS...
 //   sepp api processes list | get ID | logs ID [--stream S] [--tail N] [--follow]
 //   sepp api processes input ID --data TEXT | stop ID | kill ID [--wait-ms N] | delete ID
+//   sepp api processes resize ID --cols N --rows N
 //
 // A session stream prints each universal event as one JSON line.
 // --endpoint (default $SEPP_SERVE_URL, else http://127.0.0.1:2468) and
@@ -210,8 +211,8 @@ int RunApiCommand(int argc, char** argv) {
   auto* processes = cli.add_subcommand("processes", "the processes API (/v1/processes)")->require_subcommand(1);
   std::vector<std::string> command_line;
   std::string cwd, process_id, log_stream, input;
-  int64_t timeout_ms = 0, tail = -1, wait_ms = -1;
-  bool interactive = false, follow = false;
+  int64_t timeout_ms = 0, tail = -1, wait_ms = -1, cols = 0, rows = 0;
+  bool interactive = false, tty = false, follow = false;
   auto* proc_run = processes->add_subcommand("run", "POST /v1/processes/run: run to its end, print its output");
   auto* proc_start = processes->add_subcommand("start", "POST /v1/processes: start in the background");
   for (auto* c : {proc_run, proc_start}) {
@@ -220,11 +221,12 @@ int RunApiCommand(int argc, char** argv) {
   }
   proc_run->add_option("--timeout-ms", timeout_ms, "kill it after this long")->check(CLI::PositiveNumber);
   proc_start->add_flag("--interactive", interactive, "keep its input open (processes input)");
+  proc_start->add_flag("--tty", tty, "on a terminal (pty): input is typed, output is the pty stream");
   auto* proc_list = processes->add_subcommand("list", "GET /v1/processes");
   auto* proc_get = processes->add_subcommand("get", "GET /v1/processes/{id}");
   auto* proc_logs = processes->add_subcommand("logs", "GET /v1/processes/{id}/logs (entries' data is base64)");
-  proc_logs->add_option("--stream", log_stream, "stdout, stderr or combined")
-      ->check(CLI::IsMember({"stdout", "stderr", "combined"}));
+  proc_logs->add_option("--stream", log_stream, "stdout, stderr, combined or pty")
+      ->check(CLI::IsMember({"stdout", "stderr", "combined", "pty"}));
   proc_logs->add_option("--tail", tail, "only the last N entries")->check(CLI::NonNegativeNumber);
   proc_logs->add_flag("--follow", follow, "then live, one JSON line per entry, to its end");
   auto* proc_input = processes->add_subcommand("input", "POST /v1/processes/{id}/input");
@@ -234,7 +236,10 @@ int RunApiCommand(int argc, char** argv) {
   for (auto* c : {proc_stop, proc_kill})
     c->add_option("--wait-ms", wait_ms, "how long to wait for its end")->check(CLI::Range(0, 60000));
   auto* proc_delete = processes->add_subcommand("delete", "DELETE /v1/processes/{id} (kills it)");
-  for (auto* c : {proc_get, proc_logs, proc_input, proc_stop, proc_kill, proc_delete})
+  auto* proc_resize = processes->add_subcommand("resize", "POST /v1/processes/{id}/terminal/resize");
+  proc_resize->add_option("--cols", cols, "columns")->required()->check(CLI::Range(1, 65535));
+  proc_resize->add_option("--rows", rows, "rows")->required()->check(CLI::Range(1, 65535));
+  for (auto* c : {proc_get, proc_logs, proc_input, proc_stop, proc_kill, proc_delete, proc_resize})
     c->add_option("id", process_id, "the process id (proc_N)")->required();
   try {
     cli.parse(argc, argv);
@@ -306,6 +311,7 @@ int RunApiCommand(int argc, char** argv) {
     if (!cwd.empty()) body["cwd"] = cwd;
     if (timeout_ms) body["timeoutMs"] = timeout_ms;
     if (interactive) body["interactive"] = true;
+    if (tty) body["tty"] = true;
     return Call(t, "POST", *proc_run ? "/v1/processes/run" : "/v1/processes", DumpJson(body));
   }
   const std::string proc = "/v1/processes/" + process_id;
@@ -323,6 +329,8 @@ int RunApiCommand(int argc, char** argv) {
     return Call(t, "POST", proc + (*proc_stop ? "/stop" : "/kill") +
                                (wait_ms >= 0 ? "?waitMs=" + std::to_string(wait_ms) : ""));
   if (*proc_delete) return Call(t, "DELETE", proc);
+  if (*proc_resize)
+    return Call(t, "POST", proc + "/terminal/resize", DumpJson(Json{{"cols", cols}, {"rows", rows}}));
   return 2;
 }
 

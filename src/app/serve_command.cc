@@ -16,6 +16,7 @@
 
 #include "app/commands.h"
 #include "app/mcp_sessions.h"
+#include "base/clock.h"
 #include "base/paths.h"
 #include "base/secrets.h"
 #include "base/terminal_text.h"
@@ -26,6 +27,7 @@
 #include "front/serve/serve_server.h"
 #include "llm/models.h"
 #include "llm/provider.h"
+#include "llm/provider_source.h"
 #include "runtime/settings.h"
 #include "sandbox/defaults.h"
 #include "session/event_log.h"
@@ -105,6 +107,7 @@ int RunInstallAgent(int argc, char** argv) {
 int RunServeCommand(int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]) == "install-agent") return RunInstallAgent(argc - 1, argv + 1);
   std::string host = "127.0.0.1", token, provider, model, sandbox = "on", store = "sqlite";
+  std::string record, replay, replay_mode = "strict";
   int port = 2468, max_turns = 100;
   bool no_token = false;
   std::vector<std::string> workspaces, cors;
@@ -134,6 +137,12 @@ int RunServeCommand(int argc, char** argv) {
   cli.add_option("--provider", provider, "anthropic | openai | openai-responses | local")
       ->check(CLI::IsMember({"anthropic", "openai", "openai-responses", "local"}));
   cli.add_option("-m,--model", model, "model id (default: the provider's default)");
+  cli.add_option("--record", record,
+                 "write every provider exchange of every session to this cassette (docs/replay.md)");
+  auto* replay_opt = cli.add_option("--replay", replay, "answer from this cassette: no network, no key");
+  cli.add_option("--replay-mode", replay_mode, "strict (requests must match) | lenient (by position)")
+      ->check(CLI::IsMember({"strict", "lenient"}))
+      ->needs(replay_opt);
   cli.add_option("--max-turns", max_turns, "stop a prompt after this many model calls")
       ->check(CLI::PositiveNumber);
   cli.add_option("--store", store,
@@ -166,11 +175,18 @@ int RunServeCommand(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   RegisterSecretsFromEnvironment();
 
-  auto config = llm::ConfigFromEnvironment(provider);
-  if (!config.ok()) {
-    std::fprintf(stderr, "sepp serve: %s\n", config.error().message.c_str());
-    return config.error().kind == "usage" ? 2 : 1;
+  // Live, recording or replaying (docs/replay.md), as `sepp --acp`: one
+  // source for every session of the server and their sub-agents.
+  auto source_opened = llm::ProviderSource::Open(
+      {provider, record, replay,
+       replay_mode == "lenient" ? llm::ReplayMode::kLenient : llm::ReplayMode::kStrict,
+       fs::current_path().string(), TodayLocal()});
+  if (!source_opened.ok()) {
+    std::fprintf(stderr, "sepp serve: %s\n", source_opened.error().message.c_str());
+    return source_opened.error().kind == "usage" ? 2 : 1;
   }
+  std::shared_ptr<llm::ProviderSource> source = std::move(source_opened).value();
+  const llm::ProviderConfig* config = &source->config();
   // The SQLite log opens (in a fresh home: is created, with its fsyncs)
   // beside the start, so the first /v1/health does not wait for it; the
   // routes that need it wait (front/serve/deferred_event_log.h).
@@ -233,6 +249,7 @@ int RunServeCommand(int argc, char** argv) {
 
   front::acp::AcpOptions& a = o.hub.agent;
   a.base.provider = *config;
+  a.base.make_provider = [source] { return source->New(); };
   a.base.model = model;
   a.base.max_turns = max_turns;
   a.base.questions.timeout_s = question_timeout;

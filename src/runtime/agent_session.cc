@@ -1398,8 +1398,8 @@ Status AgentSession::AnswerQuestionStrings(const std::string& question_id, const
   return impl_->questions->AnswerStrings(question_id, answers);
 }
 
-Status AgentSession::DeclineQuestion(const std::string& question_id) {
-  return impl_->questions->Decline(question_id);
+Status AgentSession::DeclineQuestion(const std::string& question_id, const std::string& why) {
+  return impl_->questions->Decline(question_id, why);
 }
 
 agent::QuestionAsker& AgentSession::questions() { return *impl_->questions; }

@@ -351,7 +351,9 @@ class AgentSession {
   Status AnswerQuestion(const std::string& question_id, const Json& values);
   // sandbox-agent's {answers: string[][]} (one array per field).
   Status AnswerQuestionStrings(const std::string& question_id, const Json& answers);
-  Status DeclineQuestion(const std::string& question_id);
+  // Declined by the user; with `why`, by the front end, which says why
+  // (QuestionBroker::Decline).
+  Status DeclineQuestion(const std::string& question_id, const std::string& why = "");
   // The same path for a front end's own asker (e.g. confirmations).
   agent::QuestionAsker& questions();
 

@@ -134,12 +134,12 @@ Status QuestionBroker::AnswerStrings(const std::string& id, const Json& answers)
   });
 }
 
-Status QuestionBroker::Decline(const std::string& id) {
-  return Settle(id, [](const agent::Question&) -> Result<QuestionAnswer> {
+Status QuestionBroker::Decline(const std::string& id, const std::string& why) {
+  return Settle(id, [&why](const agent::Question&) -> Result<QuestionAnswer> {
     QuestionAnswer a;
     a.status = QuestionStatus::kDeclined;
-    a.source = "user";
-    a.message = "the user declined to answer";
+    a.source = why.empty() ? "user" : "front_end";
+    a.message = why.empty() ? "the user declined to answer" : why;
     return a;
   });
 }

@@ -46,7 +46,10 @@ class QuestionBroker : public agent::QuestionAsker {
   Status Answer(const std::string& id, const Json& values);
   // sandbox-agent's {answers: string[][]} form of Answer.
   Status AnswerStrings(const std::string& id, const Json& answers);
-  Status Decline(const std::string& id);
+  // Declined by the user; with `why`, by the front end for that reason (it
+  // cannot show the question, it failed): source "front_end", the model
+  // reads why.
+  Status Decline(const std::string& id, const std::string& why = "");
   // Cancels every question waiting now (the prompt was aborted).
   void CancelWaiting();
   // Cancels every waiting question and declines new ones (the session closes).

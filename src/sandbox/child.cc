@@ -7,6 +7,7 @@
 #include "sandbox/child.h"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,6 +65,7 @@ void RunConfinedChild(const ChildPlan& plan) {
   if (plan.stdin_fd >= 0 && dup2(plan.stdin_fd, 0) < 0) Die(plan, "connecting stdin", errno);
   if (plan.stdout_fd >= 0 && dup2(plan.stdout_fd, 1) < 0) Die(plan, "connecting stdout", errno);
   if (plan.stderr_fd >= 0 && dup2(plan.stderr_fd, 2) < 0) Die(plan, "connecting stderr", errno);
+  if (plan.controlling_tty && ioctl(0, TIOCSCTTY, 0) < 0) Die(plan, "taking the terminal", errno);
   if (int e = SetUpUts()) Die(plan, "setting the host name", e);
   const char* step = "";
   if (plan.proxy_channel >= 0) {

@@ -24,6 +24,7 @@ struct ChildPlan {
   int stdin_fd = -1;     // -1: keep the inherited fd 0
   int stdout_fd = -1;    // -1: keep the inherited fd 1
   int stderr_fd = -1;    // -1: keep the inherited fd 2
+  bool controlling_tty = false;  // fd 0 is a terminal: make it the session's (TIOCSCTTY)
   int report_fd = -1;    // write end (close-on-exec): a ChildFailure on error
   int status_fd = -1;    // write end: the command's wait status, from pid 1
   bool use_init = false;  // see RunConfinedChild

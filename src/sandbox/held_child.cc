@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -77,9 +78,16 @@ HeldChild::HeldChild() = default;
 Result<std::unique_ptr<HeldChild>> HeldChild::Start(const HeldSpec& spec, const Policy& policy) {
   if (spec.argv.empty() || spec.argv[0].empty()) return Error::Make("no command given", "usage");
   auto held = std::unique_ptr<HeldChild>(new HeldChild);
-  auto pipes = MakeThreePipes();
-  if (!pipes.ok()) return pipes.error();
-  Pipes& p = *pipes;
+  const bool tty = spec.terminal >= 0;
+  Pipes p;
+  if (!tty) {
+    auto pipes = MakeThreePipes();
+    if (!pipes.ok()) return pipes.error();
+    p = std::move(*pipes);
+  }
+  const int in_fd = tty ? spec.terminal : p.in_r.get();
+  const int out_fd = tty ? spec.terminal : p.out_w.get();
+  const int err_fd = tty ? spec.terminal : p.err_w.get();
   std::vector<std::string> env = BuildChildEnv(policy);
 
   if (!policy.enabled) {
@@ -94,9 +102,10 @@ Result<std::unique_ptr<HeldChild>> HeldChild::Start(const HeldSpec& spec, const 
       setsid();
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       ResetSignals();
-      dup2(p.in_r.get(), 0);
-      dup2(p.out_w.get(), 1);
-      dup2(p.err_w.get(), 2);
+      dup2(in_fd, 0);
+      dup2(out_fd, 1);
+      dup2(err_fd, 2);
+      if (tty && ioctl(0, TIOCSCTTY, 0) < 0) _exit(126);
       if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(126);
       execve(argv[0], argv.data(), envp.data());
       _exit(127);
@@ -125,9 +134,10 @@ Result<std::unique_ptr<HeldChild>> HeldChild::Start(const HeldSpec& spec, const 
     ChildPlan plan;
     plan.argv = argv.data();
     plan.envp = envp.data();
-    plan.stdin_fd = p.in_r.get();
-    plan.stdout_fd = p.out_w.get();
-    plan.stderr_fd = p.err_w.get();
+    plan.stdin_fd = in_fd;
+    plan.stdout_fd = out_fd;
+    plan.stderr_fd = err_fd;
+    plan.controlling_tty = tty;
     plan.report_fd = report->second.get();
     plan.proxy_channel = proxy_child.valid() ? proxy_child.get() : -1;
     plan.mounts = &mounts;

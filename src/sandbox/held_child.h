@@ -39,6 +39,11 @@ class PidsCgroup;
 struct HeldSpec {
   std::vector<std::string> argv;  // argv[0] is looked up in the child's PATH
   std::filesystem::path cwd;      // must be visible under the policy
+  // The slave of a pty the caller opened (O_NOCTTY), or -1: the child's
+  // stdin, stdout and stderr and its controlling terminal. The caller talks
+  // to the master; the HeldChild then has no pipes (stdin_fd() and the
+  // others are -1). Opened outside, so the sandbox needs no devpts of its own.
+  int terminal = -1;
 };
 
 class HeldChild {

@@ -8,6 +8,7 @@
 // was writing, never leaves half of one. BEGIN IMMEDIATE takes the write
 // lock before the next number is read, so processes sharing the file cannot
 // both take it.
+#include <optional>
 #include <system_error>
 
 #include "base/clock.h"
@@ -57,7 +58,7 @@ class SqliteEventLog : public EventLog {
                 std::string_view data) override {
     {
       std::lock_guard lock(mu_);
-      if (Status s = db_->Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+      if (Status s = Begin(); !s.ok()) return s;
       auto last = LastSeqLocked(stream);
       Status s = last.ok() ? Ok() : Status(last.error());
       if (s.ok() && seq <= *last)
@@ -69,7 +70,7 @@ class SqliteEventLog : public EventLog {
                             " would leave a gap (the next is " + std::to_string(*last + 1) + ")",
                         "conflict");
       if (s.ok()) s = Insert(stream, seq, time_ms, data);
-      if (s.ok()) s = db_->Exec("COMMIT");
+      if (s.ok()) s = Commit();
       if (!s.ok()) {
         (void)db_->Exec("ROLLBACK");
         return s;
@@ -84,10 +85,10 @@ class SqliteEventLog : public EventLog {
     int64_t seq = 0;
     {
       std::lock_guard lock(mu_);
-      if (Status s = db_->Exec("BEGIN IMMEDIATE"); !s.ok()) return s.error();
+      if (Status s = Begin(); !s.ok()) return s.error();
       auto last = LastSeqLocked(stream);
       Status s = last.ok() ? Insert(stream, seq = *last + 1, time_ms, data) : Status(last.error());
-      if (s.ok()) s = db_->Exec("COMMIT");
+      if (s.ok()) s = Commit();
       if (!s.ok()) {
         (void)db_->Exec("ROLLBACK");
         return s.error();
@@ -197,25 +198,48 @@ class SqliteEventLog : public EventLog {
     return Ok();
   }
 
+  // The append path's statements are prepared once, at their first use:
+  // preparing them cost more than running them (a server appends every
+  // event it streams, several per prompt). Under mu_.
+  Result<SqliteStmt*> Cached(std::optional<SqliteStmt>& slot, const char* sql) {
+    if (!slot) {
+      auto q = SqliteStmt::Prepare(*db_, sql);
+      if (!q.ok()) return q.error();
+      slot.emplace(std::move(*q));
+    }
+    return &*slot;
+  }
+  Status Begin() {
+    auto q = Cached(begin_, "BEGIN IMMEDIATE");
+    return q.ok() ? (*q)->Run() : Status(q.error());
+  }
+  Status Commit() {
+    auto q = Cached(commit_, "COMMIT");
+    return q.ok() ? (*q)->Run() : Status(q.error());
+  }
+
   Status Insert(std::string_view stream, int64_t seq, int64_t time_ms, std::string_view data) {
-    auto insert = SqliteStmt::Prepare(
-        *db_, "INSERT INTO stream_events(stream, seq, time_ms, data) VALUES(?,?,?,?)");
+    auto insert = Cached(insert_, "INSERT INTO stream_events(stream, seq, time_ms, data) VALUES(?,?,?,?)");
     if (!insert.ok()) return insert.error();
-    insert->Bind(1, stream).Bind(2, seq).Bind(3, time_ms).Bind(4, data);
-    return insert->Run();
+    (*insert)->Bind(1, stream).Bind(2, seq).Bind(3, time_ms).Bind(4, data);
+    return (*insert)->Run();
   }
 
   Result<int64_t> LastSeqLocked(std::string_view stream) {
-    auto q = SqliteStmt::Prepare(*db_, "SELECT MAX(seq) FROM stream_events WHERE stream = ?");
+    auto q = Cached(last_seq_, "SELECT MAX(seq) FROM stream_events WHERE stream = ?");
     if (!q.ok()) return q.error();
-    q->Bind(1, stream);
-    Result<bool> row = q->Step();
+    (*q)->Bind(1, stream);
+    Result<bool> row = (*q)->Step();
+    int64_t last = row.ok() && *row ? (*q)->Int(0) : 0;  // MAX over no rows is NULL, read as 0
+    (*q)->Reset();  // a statement left stepping would hold its read open
     if (!row.ok()) return row.error();
-    return *row ? q->Int(0) : 0;  // MAX over no rows is NULL, read as 0
+    return last;
   }
 
   std::mutex mu_;
   std::unique_ptr<SqliteDb> db_;
+  // After db_: finalized before the connection closes.
+  std::optional<SqliteStmt> begin_, commit_, insert_, last_seq_;
 };
 
 }  // namespace

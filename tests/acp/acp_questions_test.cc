@@ -1,6 +1,8 @@
 // Questions over ACP, which has no elicitation: a single choice is asked as
 // session/request_permission with its options and answered by the pick; a
-// dismissal declines it; a free-text question is declined without asking.
+// dismissal declines it; a question ACP cannot show (free text, several
+// fields, a multiple choice) is declined without asking, and the model reads
+// that the client cannot show it, not that the user said no.
 // `sepp --acp` against the in-process fake provider.
 #include <gtest/gtest.h>
 
@@ -83,22 +85,53 @@ TEST_F(AcpQuestions, ASingleChoiceIsAPermissionRequestAnsweredByThePick) {
   EXPECT_NE(seen.find("\"Which database?\" = \"PostgreSQL\""), std::string::npos) << seen;
 }
 
-TEST_F(AcpQuestions, ADismissalOrAnOptionNotOfferedDeclines) {
+TEST_F(AcpQuestions, ADismissalIsTheUsersDeclineAnOptionNotOfferedIsTheClients) {
   int asked = 0;
   Run(SingleChoice(), [](const Json&) { return Json{{"outcome", {{"outcome", "cancelled"}}}}; }, &asked);
   EXPECT_EQ(asked, 1);
-  EXPECT_NE(fake::LastToolResult(fake_, "q1").find("declined"), std::string::npos);
+  std::string seen = fake::LastToolResult(fake_, "q1");
+  EXPECT_NE(seen.find("The user declined"), std::string::npos) << seen;
+  Run(SingleChoice(), [](const Json&) { return Json{{"outcome", {{"outcome", "selected"}, {"optionId", "decline"}}}}; },
+      &asked);
+  seen = fake::LastToolResult(fake_, "q1");
+  EXPECT_NE(seen.find("The user declined"), std::string::npos) << seen;
   Run(SingleChoice(), [](const Json&) { return Json{{"outcome", {{"outcome", "selected"}, {"optionId", "answer-9"}}}}; },
       &asked);
-  EXPECT_NE(fake::LastToolResult(fake_, "q1").find("declined"), std::string::npos);
+  seen = fake::LastToolResult(fake_, "q1");
+  EXPECT_EQ(seen.find("The user declined"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("not shown to the user: the ACP client answered with something other than one of the options"),
+            std::string::npos)
+      << seen;
 }
 
-TEST_F(AcpQuestions, AFreeTextQuestionIsDeclinedWithoutAsking) {
-  int asked = 0;
-  Json done = Run({{"questions", {{{"question", "Anything else?"}}}}}, [](const Json&) { return Json::object(); }, &asked);
-  EXPECT_EQ(done["result"]["stopReason"], "end_turn") << done.dump();
-  EXPECT_EQ(asked, 0);
-  EXPECT_NE(fake::LastToolResult(fake_, "q1").find("declined"), std::string::npos);
+// Each question ACP cannot carry: never asked, and the reason the model
+// reads names what the client cannot show.
+TEST_F(AcpQuestions, AQuestionAcpCannotShowIsDeclinedWithTheReason) {
+  struct Case {
+    Json args;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {{{"questions", {{{"question", "Anything else?"}}}}}, "asks for free text, not a choice"},
+      {{{"questions", {{{"question", "Which database?"}, {"options", {{{"label", "SQLite"}}, {{"label", "PG"}}}}},
+                       {{"question", "Which port?"}}}}},
+       "this one has 2 fields"},
+      {{{"questions", {{{"question", "Which checks?"}, {"multiSelect", true},
+                        {"options", {{{"label", "lint"}}, {{"label", "fuzz"}}}}}}}},
+       "several options be picked"},
+  };
+  for (const Case& c : cases) {
+    int asked = 0;
+    Json done = Run(c.args, [](const Json&) { return Json::object(); }, &asked);
+    EXPECT_EQ(done["result"]["stopReason"], "end_turn") << done.dump();
+    EXPECT_EQ(asked, 0) << c.args.dump();
+    std::string seen = fake::LastToolResult(fake_, "q1");
+    EXPECT_EQ(seen.find("The user declined"), std::string::npos) << seen;
+    EXPECT_NE(seen.find("not shown to the user: the client is an ACP front end, and ACP can show only"),
+              std::string::npos)
+        << seen;
+    EXPECT_NE(seen.find(c.reason), std::string::npos) << seen;
+  }
 }
 
 }  // namespace

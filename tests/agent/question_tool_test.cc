@@ -85,6 +85,13 @@ TEST(QuestionTool, TheModelReadsTheAnswersOrWhyThereAreNone) {
   EXPECT_NE(tool->Run(Args(), ctx).text.find("did not answer in time"), std::string::npos);
   asker.answer = {QuestionStatus::kDeclined, Json::object(), "user", ""};
   EXPECT_NE(tool->Run(Args(), ctx).text.find("declined"), std::string::npos);
+  // A front end that cannot show the question says why; the model reads
+  // that reason, not that the user said no.
+  asker.answer = {QuestionStatus::kDeclined, Json::object(), "front_end", "the client shows only single choices"};
+  r = tool->Run(Args(), ctx);
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("not shown to the user: the client shows only single choices."), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("declined"), std::string::npos) << r.text;
   CancelToken cancel;
   cancel.Cancel();
   ctx.cancel = &cancel;

@@ -146,6 +146,20 @@ TEST_F(QuestionTest, TheUserDeclines) {
   EXPECT_EQ(WaitFor(agent::EventType::kQuestionResolved).data["answer"]["status"], "declined");
 }
 
+TEST_F(QuestionTest, AFrontEndThatCannotShowItDeclinesWithItsReason) {
+  auto b = Make({true, 3600});
+  CancelToken c;
+  auto asked = std::async(std::launch::async, [&] { return b->Ask(Form(), c); });
+  const std::string id = WaitFor(agent::EventType::kQuestionRequested).data["question_id"];
+  ASSERT_TRUE(b->Decline(id, "the client shows only single choices").ok());
+  auto a = asked.get();
+  EXPECT_EQ(a.status, QuestionStatus::kDeclined);
+  EXPECT_EQ(a.source, "front_end");
+  EXPECT_EQ(a.message, "the client shows only single choices");
+  Json resolved = WaitFor(agent::EventType::kQuestionResolved).data["answer"];
+  EXPECT_EQ(resolved["source"], "front_end") << resolved.dump();
+}
+
 TEST_F(QuestionTest, WithoutAFrontEndItIsDeclinedAtOnce) {
   auto b = Make({false, 3600});
   CancelToken c;

@@ -126,9 +126,83 @@ TEST_F(ProcessesE2e, ProcessesAreConfinedToTheWorkspace) {
   Json outside = Do("POST", "/v1/processes/run", {{"command", "true"}, {"cwd", (root_ / "outside").string()}}, 403);
   EXPECT_EQ(outside["type"], "urn:sepp:error:permission_denied");
   Do("POST", "/v1/processes", {{"command", "true"}, {"cwd", "../outside"}}, 403);
-  Do("POST", "/v1/processes", {{"command", "true"}, {"tty", true}}, 400);
   Do("POST", "/v1/processes/run", {{"command", ""}}, 400);
   Do("POST", "/v1/processes/run", {{"command", "no-such-program-xyz"}}, 400);
+}
+
+// A shell on a pty: what is typed is echoed, the window size is the one
+// set, ^C interrupts the foreground command, `exit 3` ends it with 3; and
+// the terminal's shell is confined as every process is (the secret outside
+// stays unread, nothing is planted outside, the workspace is writable).
+TEST_F(ProcessesE2e, AShellInATerminalEchoesResizesInterruptsAndExits) {
+  Json p = Do("POST", "/v1/processes", {{"command", "sh"}, {"tty", true}});
+  std::string id = p.value("id", "");
+  ASSERT_FALSE(id.empty()) << p.dump();
+  EXPECT_EQ(p["tty"], true);
+  auto type = [&](const std::string& text) {
+    Do("POST", "/v1/processes/" + id + "/input", {{"data", Base64Encode(text)}});
+  };
+  // Polls the pty log (no fixed sleep) until it holds `want`.
+  auto await = [&](const std::string& want) {
+    std::string seen;
+    for (int i = 0; i < 1000; ++i) {
+      seen = Logs(id, "pty");
+      if (seen.find(want) != std::string::npos) return seen;
+      usleep(10000);
+    }
+    ADD_FAILURE() << "no \"" << want << "\" in the terminal's output: " << seen;
+    return seen;
+  };
+  type("echo tty-$((40+2)); test -t 0 && echo is-a-$((0))-terminal\n");
+  std::string seen = await("tty-42");
+  EXPECT_NE(seen.find("echo tty-$((40+2))"), std::string::npos) << "the terminal echoes what is typed: " << seen;
+  await("is-a-0-terminal");
+  Json logs = Do("GET", "/v1/processes/" + id + "/logs?stream=pty");
+  ASSERT_FALSE(logs["entries"].empty());
+  EXPECT_EQ(logs["entries"][0]["stream"], "pty");
+  EXPECT_EQ(Logs(id, "stdout"), "") << "a terminal's output is its pty stream";
+
+  Json resized = Do("POST", "/v1/processes/" + id + "/terminal/resize", {{"cols", 100}, {"rows", 40}});
+  EXPECT_EQ(resized, (Json{{"cols", 100}, {"rows", 40}}));
+  type("stty size\n");
+  await("40 100");
+  Do("POST", "/v1/processes/" + id + "/terminal/resize", {{"cols", 0}, {"rows", 40}}, 400);
+  Do("POST", "/v1/processes/" + id + "/terminal/resize", {{"cols", "wide"}}, 400);
+
+  // ^C reaches the foreground command: the terminal is the shell's own.
+  // Typed once the shell runs the line (its echo is out), so it interrupts
+  // the sleep, not the reading of the line.
+  type("echo start-$((5+5)); sleep 100; echo sleep-$((1+1))-ended\n");
+  await("start-10");
+  type("\x03");
+  // A line typed while the shell takes the interrupt may be dropped with
+  // the input it flushes: typed again until it ran (no fixed wait).
+  for (int i = 0; i < 50 && Logs(id, "pty").find("after-2-interrupt") == std::string::npos; ++i) {
+    type("echo after-$((1+1))-interrupt\n");
+    for (int j = 0; j < 20 && Logs(id, "pty").find("after-2-interrupt") == std::string::npos; ++j) usleep(10000);
+  }
+  seen = await("after-2-interrupt");
+  EXPECT_EQ(seen.find("sleep-2-ended"), std::string::npos) << "the sleep ran to its end: " << seen;
+
+  // Confined: next to a legitimate write in the workspace, the same outside.
+  type("echo made > made-in-tty.txt; cat " + (root_ / "outside/secret").string() + "; echo planted > " +
+       (root_ / "outside/planted").string() + "; echo done-$((2+2))\n");
+  seen = await("done-4");
+  EXPECT_EQ(seen.find(kSecret), std::string::npos) << seen;
+  EXPECT_EQ(Slurp(root_ / "project/made-in-tty.txt"), "made\n");
+  EXPECT_FALSE(fs::exists(root_ / "outside/planted"));
+
+  type("exit 3\n");
+  Json exited = WaitExited(id);
+  EXPECT_EQ(exited["exitCode"], 3) << exited.dump();
+  Do("POST", "/v1/processes/" + id + "/terminal/resize", {{"cols", 80}, {"rows", 24}}, 409);
+  Do("POST", "/v1/processes/" + id + "/input", {{"data", Base64Encode("late\n")}}, 409);
+
+  // A process on pipes has no terminal to resize; the WebSocket is not built.
+  Json piped = Do("POST", "/v1/processes", {{"command", "cat"}, {"interactive", true}});
+  Json refused = Do("POST", "/v1/processes/" + piped.value("id", "") + "/terminal/resize", {{"cols", 80}, {"rows", 24}}, 409);
+  EXPECT_NE(refused.value("detail", "").find("no terminal"), std::string::npos) << refused.dump();
+  Do("GET", "/v1/processes/" + id + "/terminal/ws", nullptr, 404);
 }
 
 TEST_F(ProcessesE2e, StartedProcessTakesInputLogsAndStops) {
@@ -195,7 +269,8 @@ TEST_F(ProcessesE2e, KillEndsTheWholeTreeAndLogsFollowToTheEnd) {
   Json tail = Do("GET", "/v1/processes/" + qid + "/logs?tail=0");
   EXPECT_TRUE(tail["entries"].empty());
   Do("GET", "/v1/processes/" + qid + "/logs?follow=true", nullptr, 406);  // not an SSE client
-  Do("GET", "/v1/processes/" + qid + "/logs?stream=pty", nullptr, 400);
+  EXPECT_TRUE(Do("GET", "/v1/processes/" + qid + "/logs?stream=pty")["entries"].empty()) << "on pipes, not a pty";
+  Do("GET", "/v1/processes/" + qid + "/logs?stream=tty", nullptr, 400);
 }
 
 TEST_F(ProcessesE2e, NoProcessOutlivesTheServer) {
@@ -256,6 +331,23 @@ TEST_F(ProcessesE2e, TheApiCommandMirrorsTheProcessEndpoints) {
   ASSERT_EQ(api({"delete", id}), 0) << err;
   EXPECT_EQ(api({"get", id}), 1);
   EXPECT_NE(err.find("urn:sepp:error:not_found"), std::string::npos) << err;
+  // A terminal: started, typed at, resized.
+  ASSERT_EQ(api({"start", "--tty", "--", "sh"}), 0) << err;
+  std::string tty = ParseJson(out)->value("id", "");
+  EXPECT_EQ((*ParseJson(out))["tty"], true) << out;
+  ASSERT_EQ(api({"resize", tty, "--cols", "90", "--rows", "30"}), 0) << err;
+  EXPECT_EQ(*ParseJson(out), (Json{{"cols", 90}, {"rows", 30}})) << out;
+  ASSERT_EQ(api({"input", tty, "--data", "stty size\n"}), 0) << err;
+  for (int i = 0; i < 500 && Logs(tty, "pty").find("30 90") == std::string::npos; ++i) usleep(10000);
+  ASSERT_EQ(api({"logs", tty, "--stream", "pty"}), 0) << err;
+  auto tty_logs = ParseJson(out);
+  ASSERT_TRUE(tty_logs.ok()) << out;
+  std::string shown;
+  for (const auto& e : (*tty_logs)["entries"]) shown += Base64Decode(e["data"].get<std::string>()).value_or("");
+  EXPECT_NE(shown.find("30 90"), std::string::npos) << shown;
+  ASSERT_EQ(api({"input", tty, "--data", "exit\n"}), 0) << err;
+  EXPECT_EQ(WaitExited(tty)["exitCode"], 0);
+  EXPECT_EQ(api({"resize", id, "--cols", "0", "--rows", "30"}), 2) << "a size out of range is a usage error";
   EXPECT_EQ(api({"run", "--cwd", "/etc", "--", "cat", "passwd"}), 1);
   EXPECT_NE(err.find("permission_denied"), std::string::npos) << err;
 }

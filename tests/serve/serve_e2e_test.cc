@@ -526,6 +526,44 @@ TEST_F(ServeE2e, TheApiCommandMirrorsTheEndpoints) {
   EXPECT_EQ(api({"acp", "post", "--server-id", "cli"}), 2) << "no message given";
 }
 
+// --record writes the provider exchanges of the server's sessions to a
+// cassette; --replay answers from it with no provider at all (no key, no
+// URL in the environment): the same prompt gets the recorded answer and
+// the fake is not called again.
+TEST_F(ServeE2e, RecordsACassetteAndAnswersFromIt) {
+  fake_.SetScript({{"responses", {{{"text", "the recorded answer"}}}}});
+  const std::string cassette = (root_ / "serve.cassette").string();
+  Start({"--token", kToken, "--record", cassette});
+  std::string sid = Open("rec");
+  EXPECT_EQ(Post("rec", Prompt(2, sid, "hello"))["result"]["stopReason"], "end_turn");
+  EXPECT_EQ(server_->Stop(30), 0);
+  ASSERT_EQ(fake_.requests().size(), 1u);
+
+  std::map<std::string, std::string> env = {{"HOME", (root_ / "home2").string()},
+                                            {"SEPP_HOME", (root_ / "home2").string()}};
+  fs::create_directories(root_ / "home2");
+  server_ = std::make_unique<ServeChild>(cwd(), env, std::vector<std::string>{"--token", kToken, "--replay", cassette});
+  sid = Open("play");
+  EXPECT_EQ(Post("play", Prompt(2, sid, "hello"))["result"]["stopReason"], "end_turn");
+  net::Headers h = Auth();
+  h.emplace_back("Last-Event-ID", "0");
+  auto all = ReadSse(server_->url("/v1/acp/play"), h, [&](const SseRead& r) {
+    return !r.events.empty() && r.events.back().data.find("\"stopReason\"") != std::string::npos;
+  });
+  std::string text;
+  for (const auto& e : all.events) {
+    auto j = ParseJson(e.data);
+    if (j.ok() && j->value("method", "") == "session/update" &&
+        (*j)["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+      text += (*j)["params"]["update"]["content"]["text"].get<std::string>();
+  }
+  EXPECT_EQ(text, "the recorded answer");
+  EXPECT_EQ(fake_.requests().size(), 1u) << "the replay called no provider";
+  // A conversation the cassette does not hold fails the turn; it is sent nowhere.
+  Post("play", Prompt(3, sid, "something else"));
+  EXPECT_EQ(fake_.requests().size(), 1u);
+}
+
 TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   Start();
   auto doc_resp = Get("/v1/openapi.json");  // no token: it only describes
@@ -533,7 +571,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   auto doc = ParseJson(doc_resp.body);
   ASSERT_TRUE(doc.ok()) << doc.error().message;
   EXPECT_EQ((*doc)["openapi"], "3.1.0");
-  ASSERT_EQ((*doc)["paths"].size(), 35u);
+  ASSERT_EQ((*doc)["paths"].size(), 36u);
   // What the fs and config routes act on.
   fs::path p = root_ / "project";
   fs::create_directories(p / ".sepp/skills/oa");
@@ -560,13 +598,21 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
                          R"({"command":"cat","interactive":true})");
     ASSERT_EQ(started.head.status, 200) << started.body;
     ASSERT_EQ(ParseJson(started.body)->value("id", ""), "proc_1");
+    auto terminal = Fetch("POST", server_->url("/v1/processes"),
+                          {{"Authorization", std::string("Bearer ") + kToken}, {"Content-Type", "application/json"}},
+                          R"({"command":"cat","tty":true})");
+    ASSERT_EQ(terminal.head.status, 200) << terminal.body;
+    ASSERT_EQ(ParseJson(terminal.body)->value("id", ""), "proc_2");  // the terminal routes'
   }
   const std::vector<std::string> methods = {"post", "get", "put", "delete"};
   for (const auto& [templ, item] : (*doc)["paths"].items()) {
     std::string path = ReplaceAll(ReplaceAll(templ, "{agent}", "sepp"), "{server_id}", "oa1");
     path = ReplaceAll(ReplaceAll(path, "{session_id}", "oa2"), "{permission_id}", "perm-1");
     path = ReplaceAll(path, "{question_id}", "q-1");
-    path = ReplaceAll(path, "{process_id}", templ == "/v1/processes/{process_id}" ? "proc_2" : "proc_1");
+    path = ReplaceAll(path, "{process_id}",
+                      templ == "/v1/processes/{process_id}"               ? "proc_3"
+                      : templ.find("/terminal/") != std::string::npos ? "proc_2"
+                                                                        : "proc_1");
     for (const auto& method : methods) {
       std::string upper = method;
       for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -586,6 +632,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
       if (path == "/v1/processes/run") body = R"({"command":"true"})";
       if (path == "/v1/processes/config" && method == "post") body = R"({"maxOutputBytes":4096})";
       if (path == "/v1/processes/proc_1/input") body = R"({"data":"hi\n","encoding":"utf8"})";
+      if (path == "/v1/processes/proc_2/terminal/resize") body = R"({"cols":100,"rows":30})";
       if (path == "/v1/fs/move") body = R"({"from":"oa-mv","to":"oa-mv2"})";
       if (path == "/v1/fs/upload-batch") body = TarEntryBytes("up.txt", '0', "u") + TarEnd();
       if (path == "/v1/config/mcp" && method == "put") body = R"({"type":"local","command":"echo","args":["hi"]})";

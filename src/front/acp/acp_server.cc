@@ -624,7 +624,7 @@ void Server::AskQuestion(const std::shared_ptr<AcpSession>& s, const agent::Even
   q->id = e.data.value("question_id", "");
   auto params = QuestionPermissionParams(s->id, *q);
   if (!params) {
-    (void)s->rt->DeclineQuestion(q->id);  // ACP has no way to ask it
+    (void)s->rt->DeclineQuestion(q->id, WhyAcpCannotAsk(*q));
     return;
   }
   std::weak_ptr<AcpSession> weak = s;
@@ -633,12 +633,11 @@ void Server::AskQuestion(const std::shared_ptr<AcpSession>& s, const agent::Even
                         auto live = weak.lock();
                         if (!live) return;
                         // Too late (timed out, cancelled) is "not_found": nothing to do.
-                        if (auto values = QuestionValuesFromClient(q, result, error))
-                          (void)live->rt->AnswerQuestion(q.id, *values);
-                        else
-                          (void)live->rt->DeclineQuestion(q.id);
+                        ClientAnswer a = QuestionAnswerFromClient(q, result, error);
+                        if (a.values) (void)live->rt->AnswerQuestion(q.id, *a.values);
+                        else (void)live->rt->DeclineQuestion(q.id, a.why);
                       });
-  if (call == 0) (void)s->rt->DeclineQuestion(q->id);
+  if (call == 0) (void)s->rt->DeclineQuestion(q->id, "the ACP client is gone");
 }
 
 int64_t Server::Call(std::string method, Json params,

@@ -3,7 +3,8 @@
 // with its options (kind allow_once, one per option) and a "Decline"
 // (reject_once); the picked option is the answer. Any other question (free
 // text, several fields, a multiple choice) cannot be asked in ACP and is
-// declined at once; the model reads that no answer came (docs/acp.md).
+// declined at once, and the model reads why: the client cannot show it, not
+// that the user said no (docs/acp.md).
 #pragma once
 #include <optional>
 #include <string>
@@ -13,11 +14,20 @@
 
 namespace sepp::front::acp {
 
+// Why ACP cannot ask q ("" when it can), in words the model reads.
+std::string WhyAcpCannotAsk(const agent::Question& q);
+
 // params of session/request_permission for q, or none when ACP cannot ask it.
 std::optional<Json> QuestionPermissionParams(const std::string& session_id, const agent::Question& q);
 
-// The client's answer to those params: the values to answer q with, or none
-// (dismissed, an error, an option that was not offered): decline.
-std::optional<Json> QuestionValuesFromClient(const agent::Question& q, const Json& result, const Json& error);
+// What the client's answer to those params means: the values to answer q
+// with; or a decline, by the user (why empty: "Decline" picked, the prompt
+// cancelled) or by the client (why says what went wrong: an error, an
+// option that was not offered).
+struct ClientAnswer {
+  std::optional<Json> values;
+  std::string why;
+};
+ClientAnswer QuestionAnswerFromClient(const agent::Question& q, const Json& result, const Json& error);
 
 }  // namespace sepp::front::acp

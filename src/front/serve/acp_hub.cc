@@ -123,11 +123,27 @@ class Channel {
   }
 
   // Logs the line, then shows it to the subscribers and to a POST waiting
-  // for it (a response to a request in flight).
+  // for it (a response to a request in flight). One publisher at a time
+  // (the reader, and a POST refused before it reached the agent), so the
+  // numbers are logged in order; the log is written outside mu_, so the
+  // subscribers and the waiting POSTs are not held up by the store, and
+  // nobody sees the event before it is logged.
   void Publish(const std::string& line) {
-    auto parsed = jsonrpc::ParseMessage(line);
-    std::lock_guard lock(mu_);
-    int64_t seq = ++last_seq_;
+    // Only a response can answer a waiting POST, and a line without
+    // "result" or "error" in it is none (unless it spells its keys with
+    // \u escapes: such a line is parsed too). A turn's updates, most of what
+    // an agent writes, are logged and streamed without being parsed.
+    const bool maybe_response = line.find("\"result\"") != std::string::npos ||
+                                line.find("\"error\"") != std::string::npos ||
+                                line.find("\\u") != std::string::npos;
+    jsonrpc::Parsed parsed;
+    if (maybe_response) parsed = jsonrpc::ParseMessage(line);
+    std::lock_guard publishing(publish_mu_);
+    int64_t seq;
+    {
+      std::lock_guard lock(mu_);
+      seq = last_seq_ + 1;  // only Publish moves last_seq_
+    }
     int64_t now = NowMs();
     if (options_.log) {
       Status s = options_.log->Append(id_, seq, now, line);
@@ -136,6 +152,8 @@ class Channel {
         log::Warn("sepp serve: the event log of " + id_ + " failed: " + s.error().message);
       }
     }
+    std::unique_lock lock(mu_);
+    last_seq_ = seq;
     ring_.push_back({seq, now, line});
     if (ring_.size() > options_.ring) ring_.pop_front();
     if (parsed.message && parsed.message->kind == jsonrpc::Message::Kind::kResponse) {
@@ -151,6 +169,7 @@ class Channel {
           options_.agents->Remember(agent_, method, parsed.message->result);
       }
     }
+    lock.unlock();  // the woken do not wait for the lock
     cv_.notify_all();
   }
 
@@ -309,8 +328,10 @@ class Channel {
           frames += "event: message\nid: " + std::to_string(e.seq) + "\ndata: " + e.data + "\n\n";
         if (!w.Write(frames)) break;
         cursor = batch.back().seq;
-        std::lock_guard lock(mu_);
-        cursors_[sub] = cursor;
+        {
+          std::lock_guard lock(mu_);
+          cursors_[sub] = cursor;
+        }
         cv_.notify_all();  // a POST may wait for this subscriber
         continue;
       }
@@ -343,6 +364,7 @@ class Channel {
   std::shared_ptr<sandbox::HeldChild> external_;  // set once, before StartAgent returns
   bool stdin_closed_ = false;                      // under write_mu_
 
+  std::mutex publish_mu_;  // one Publish at a time; guards log_failed_
   std::mutex mu_;  // guards what follows
   std::condition_variable cv_;
   bool running_ = false;
@@ -458,8 +480,11 @@ PostAnswer AcpHub::Post(const std::string& server_id, const std::optional<std::s
       }
     }
   }
-  // One line, whatever the body's layout (a pretty-printed body has newlines).
-  std::string line = DumpJson(*ParseJson(body)) + "\n";
+  // One line, whatever the body's layout (a pretty-printed body has
+  // newlines; a body without any is one line already, and valid JSON).
+  std::string line = body.find_first_of("\r\n") == std::string_view::npos
+                         ? std::string(body) + "\n"
+                         : DumpJson(*ParseJson(body)) + "\n";
 
   if (m.kind != jsonrpc::Message::Kind::kRequest) {
     ch->WriteToAgent(line);  // a dead agent has no one left to tell

@@ -1,6 +1,8 @@
 #include "front/serve/process_hub.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,8 @@ struct ProcessHub::Proc {
   std::string id, command;
   std::vector<std::string> args;
   bool interactive = false;
+  bool tty = false;  // on a pty: `master` is its terminal, there are no pipes
+  UniqueFd master;
   int64_t created_ms = 0;
   std::thread thread;
   std::mutex mu;  // guards what follows
@@ -38,6 +42,7 @@ struct ProcessHub::Proc {
   struct Entry {
     int64_t sequence;
     bool err;  // stderr
+    bool pty;  // the terminal's output (a tty process has nothing else)
     int64_t time_ms;
     std::string data;
   };
@@ -65,7 +70,7 @@ int ExitCode(int status) {
 
 Json Info(ProcessHub::Proc& p) {  // p.mu held
   Json j = {{"id", p.id},          {"command", p.command}, {"args", p.args},
-            {"tty", false},        {"interactive", p.interactive},
+            {"tty", p.tty},        {"interactive", p.interactive},
             {"owner", "user"},     {"status", p.running ? "running" : "exited"},
             {"pid", p.pid},        {"createdAtMs", p.created_ms}};
   if (p.exit_code) j["exitCode"] = *p.exit_code;
@@ -76,7 +81,7 @@ Json Info(ProcessHub::Proc& p) {  // p.mu held
 
 Json EntryJson(const ProcessHub::Proc::Entry& e) {
   return {{"sequence", e.sequence},
-          {"stream", e.err ? "stderr" : "stdout"},
+          {"stream", e.pty ? "pty" : e.err ? "stderr" : "stdout"},
           {"timestampMs", e.time_ms},
           {"data", Base64Encode(e.data)},
           {"encoding", "base64"}};
@@ -128,8 +133,6 @@ std::optional<std::string> ParseSpec(const Json& j, const std::vector<fs::path>&
     return resolved.error().message;
   }
   out->cwd = *resolved;
-  if (j.value("tty", false))
-    return "tty: true is not supported: sepp serve runs processes on pipes (no PTY)";
   return std::nullopt;
 }
 
@@ -175,9 +178,46 @@ Json LimitsJson(const ProcessLimits& l) {
           {"maxLogBytesPerProcess", l.max_log_bytes},   {"maxInputBytesPerRequest", l.max_input_bytes}};
 }
 
+Status SetWindowSize(int master, int64_t cols, int64_t rows) {
+  struct winsize ws = {};
+  ws.ws_col = static_cast<unsigned short>(cols);
+  ws.ws_row = static_cast<unsigned short>(rows);
+  if (ioctl(master, TIOCSWINSZ, &ws) != 0) return Error::Make("cannot resize the terminal: " + ErrnoText(errno));
+  return Ok();
+}
+
+// A new pty: its master (ours) and its slave (the process's terminal), both
+// close-on-exec and O_NOCTTY (it never becomes the server's terminal), 80x24.
+Result<std::pair<UniqueFd, UniqueFd>> OpenPty() {
+  UniqueFd master(posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!master.valid()) return Error::Make("cannot open a pty: " + ErrnoText(errno));
+  char name[128];
+  if (grantpt(master.get()) != 0 || unlockpt(master.get()) != 0 || ptsname_r(master.get(), name, sizeof name) != 0)
+    return Error::Make("cannot set up a pty: " + ErrnoText(errno));
+  UniqueFd slave(open(name, O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!slave.valid()) return Error::Make(std::string("cannot open ") + name + ": " + ErrnoText(errno));
+  if (Status st = SetWindowSize(master.get(), 80, 24); !st.ok()) return st.error();
+  return std::pair{std::move(master), std::move(slave)};
+}
+
+Status WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error::Make(ErrnoText(errno), "eof");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Ok();
+}
+
 // The thread of a started process: starts it, logs its output, reaps it.
-void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, sandbox::Policy policy, int64_t max_log) {
+// `slave`: a tty process's terminal, closed here once the child holds it
+// (so the master reads EIO when the last process on it is gone).
+void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, UniqueFd slave, sandbox::Policy policy,
+           int64_t max_log) {
+  spec.terminal = slave.valid() ? slave.get() : -1;
   auto child = sandbox::HeldChild::Start(spec, policy);
+  slave.Reset();
   std::unique_lock<std::mutex> lock(p.mu);
   p.starting = false;
   if (!child.ok()) {
@@ -193,9 +233,12 @@ void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, sandbox::Policy policy, 
   sandbox::HeldChild& c = *p.child;
   p.cv.notify_all();
   lock.unlock();
-  bool out_open = true, err_open = true;
+  // A tty process has one output, its terminal (read as "stdout" below and
+  // logged as the pty stream); EIO once nothing holds the slave any more.
+  const int out_fd = p.tty ? p.master.get() : c.stdout_fd();
+  bool out_open = true, err_open = !p.tty;
   while (out_open || err_open) {
-    struct pollfd fds[2] = {{out_open ? c.stdout_fd() : -1, POLLIN, 0},
+    struct pollfd fds[2] = {{out_open ? out_fd : -1, POLLIN, 0},
                             {err_open ? c.stderr_fd() : -1, POLLIN, 0}};
     if (poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
@@ -210,7 +253,7 @@ void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, sandbox::Policy policy, 
       if (chunk.empty()) continue;
       std::lock_guard<std::mutex> g(p.mu);
       p.log_bytes += static_cast<int64_t>(chunk.size());
-      p.log.push_back({p.next_seq++, i == 1, NowMs(), std::move(chunk)});
+      p.log.push_back({p.next_seq++, i == 1, p.tty, NowMs(), std::move(chunk)});
       while (p.log_bytes > max_log && p.log.size() > 1) {
         p.log_bytes -= static_cast<int64_t>(p.log.front().data.size());
         p.log.pop_front();
@@ -320,7 +363,8 @@ void ProcessHub::Handle(const net::HttpServerRequest& req, net::ResponseWriter& 
     return SendProblem(w, cors, 400, problem::kInvalidRequest, "a process id is 1-128 of A-Z a-z 0-9 . _ : -");
   auto p = Find(id);
   if (!p) return SendProblem(w, cors, 404, problem::kNotFound, "no process \"" + id + "\"");
-  const std::string sub = seg.size() == 4 ? seg[3] : "";
+  // {id}/input ... or {id}/terminal/resize|ws
+  const std::string sub = seg.size() == 4 || (seg.size() == 5 && seg[3] == "terminal") ? seg[3] : "";
   if (seg.size() == 3) {
     if (m == "GET") {
       std::lock_guard<std::mutex> lock(p->mu);
@@ -364,14 +408,17 @@ void ProcessHub::Handle(const net::HttpServerRequest& req, net::ResponseWriter& 
     sandbox::HeldChild* child;
     {
       std::lock_guard<std::mutex> lock(p->mu);
-      if (!p->interactive)
+      if (!p->interactive && !p->tty)
         return SendProblem(w, cors, 409, problem::kConflict, "the process was not started with \"interactive\": true; its input is closed");
       if (!p->running) return SendProblem(w, cors, 409, problem::kConflict, "the process has exited");
       child = p->child.get();  // lives as long as p
     }
     std::lock_guard<std::mutex> in(p->input_mu);
-    if (Status s = child->WriteStdin(data); !s.ok())
-      return SendProblem(w, cors, 409, problem::kConflict, "the process no longer reads its input: " + s.error().message);
+    // A terminal's input is typed: the pty echoes it and its line
+    // discipline reads ^C, ^D and the rest.
+    Status st = p->tty ? WriteAll(p->master.get(), data) : child->WriteStdin(data);
+    if (!st.ok())
+      return SendProblem(w, cors, 409, problem::kConflict, "the process no longer reads its input: " + st.error().message);
     return SendJson(w, cors, 200, {{"bytesWritten", static_cast<int64_t>(data.size())}});
   }
   if (sub == "logs") {
@@ -405,9 +452,35 @@ void ProcessHub::Handle(const net::HttpServerRequest& req, net::ResponseWriter& 
     }
     return SendJson(w, cors, 200, Info(*p));
   }
-  if (sub == "terminal" || sub == "resize")
-    return SendProblem(w, cors, 404, problem::kNotFound, "sepp serve has no terminals (processes run on pipes, not a PTY)");
+  if (sub == "terminal" && seg.size() == 5 && seg[4] == "resize") {
+    if (m != "POST") return not_allowed("POST");
+    return Resize(*p, req, w, cors);
+  }
+  if (sub == "terminal" && seg.size() == 5 && seg[4] == "ws")
+    return SendProblem(w, cors, 404, problem::kNotFound,
+                       "sepp serve has no terminal WebSocket: type with POST /v1/processes/" + id +
+                           "/input and read with GET /v1/processes/" + id + "/logs?stream=pty&follow=true");
   SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
+}
+
+void ProcessHub::Resize(Proc& p, const net::HttpServerRequest& req, net::ResponseWriter& w,
+                        const net::Headers& cors) {
+  auto body = ParseJson(req.body);
+  if (!body.ok() || !body->is_object())
+    return SendProblem(w, cors, 400, problem::kInvalidRequest, "POST {\"cols\": N, \"rows\": N}");
+  auto cols = Number(*body, "cols", 1, 65535, -1);
+  auto rows = Number(*body, "rows", 1, 65535, -1);
+  if (!cols.ok() || !rows.ok() || *cols < 0 || *rows < 0)
+    return SendProblem(w, cors, 400, problem::kInvalidRequest,
+                       "POST {\"cols\": N, \"rows\": N}, each an integer from 1 to 65535");
+  std::lock_guard<std::mutex> lock(p.mu);
+  if (!p.tty)
+    return SendProblem(w, cors, 409, problem::kConflict, "the process has no terminal (start it with \"tty\": true)");
+  if (!p.running) return SendProblem(w, cors, 409, problem::kConflict, "the process has exited");
+  // The kernel sends SIGWINCH to the terminal's foreground process group.
+  if (Status st = SetWindowSize(p.master.get(), *cols, *rows); !st.ok())
+    return SendProblem(w, cors, 500, problem::kInternal, st.error().message);
+  SendJson(w, cors, 200, {{"cols", *cols}, {"rows", *rows}});
 }
 
 void ProcessHub::Start(const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors) {
@@ -438,9 +511,25 @@ void ProcessHub::Start(const net::HttpServerRequest& req, net::ResponseWriter& w
   p->command = spec.command;
   p->args = spec.args;
   p->interactive = body->value("interactive", false);
+  p->tty = body->value("tty", false);
   p->created_ms = NowMs();
+  UniqueFd slave;
+  if (p->tty) {
+    auto pty = OpenPty();
+    if (!pty.ok()) {
+      std::lock_guard<std::mutex> g(mu_);
+      procs_.erase(p->id);
+      return SendProblem(w, cors, 503, problem::kInternal, "the process cannot be started: " + pty.error().message);
+    }
+    p->master = std::move(pty->first);
+    slave = std::move(pty->second);
+    // What a terminal program looks for; the request's env may say otherwise.
+    if (!spec.env.count("TERM")) policy.env_set["TERM"] = "xterm-256color";
+  }
   Proc& ref = *p;
-  p->thread = std::thread([&ref, held = HeldOf(spec), policy, max_log] { Serve(ref, held, policy, max_log); });
+  p->thread = std::thread([&ref, held = HeldOf(spec), slave = std::move(slave), policy, max_log]() mutable {
+    Serve(ref, held, std::move(slave), policy, max_log);
+  });
   std::unique_lock<std::mutex> lock(p->mu);
   p->cv.wait(lock, [&] { return !p->starting; });
   if (!p->child) {
@@ -519,9 +608,8 @@ void ProcessHub::Run(const net::HttpServerRequest& req, net::ResponseWriter& w, 
 void ProcessHub::Logs(Proc& p, net::ResponseWriter& w, const net::Headers& cors, const Query& query,
                       bool accepts_sse) {
   std::string stream = query.count("stream") ? query.at("stream") : "combined";
-  if (stream == "pty") return SendProblem(w, cors, 400, problem::kInvalidRequest, "there is no pty stream: processes run on pipes");
-  if (stream != "stdout" && stream != "stderr" && stream != "combined")
-    return SendProblem(w, cors, 400, problem::kInvalidRequest, "stream must be stdout, stderr or combined");
+  if (stream != "stdout" && stream != "stderr" && stream != "combined" && stream != "pty")
+    return SendProblem(w, cors, 400, problem::kInvalidRequest, "stream must be stdout, stderr, combined or pty");
   int64_t since = 0, tail = -1;
   if (auto it = query.find("since"); it != query.end()) {
     auto n = ParseCount(it->second, "since");
@@ -536,7 +624,10 @@ void ProcessHub::Logs(Proc& p, net::ResponseWriter& w, const net::Headers& cors,
   auto follow = QueryBool(query, "follow", false);
   if (!follow.ok()) return SendProblem(w, cors, 400, problem::kInvalidRequest, follow.error().message);
   auto wanted = [&](const Proc::Entry& e) {
-    return e.sequence > since && (stream == "combined" || e.err == (stream == "stderr"));
+    if (e.sequence <= since) return false;
+    if (stream == "combined") return true;
+    if (stream == "pty") return e.pty;
+    return !e.pty && e.err == (stream == "stderr");
   };
   std::vector<Json> entries;
   std::unique_lock<std::mutex> lock(p.mu);

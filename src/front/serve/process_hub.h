@@ -57,6 +57,7 @@ class ProcessHub {
  private:
   void Run(const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors);
   void Start(const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors);
+  void Resize(Proc& p, const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors);
   void Logs(Proc& p, net::ResponseWriter& w, const net::Headers& cors, const Query& query,
             bool accepts_sse);
   std::shared_ptr<Proc> Find(const std::string& id);
