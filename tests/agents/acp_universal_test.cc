@@ -94,11 +94,14 @@ TEST(AcpUniversal, ToolCallsReplaceTheirContentAndCompleteWithTheirStatus) {
                         {"status", "pending"},
                         {"rawInput", {{"command", "echo made > made.txt"}}},
                         {"content", Json::array()}})));
-  // The message before the call is complete; the call and its result open.
-  EXPECT_EQ(r.Types(before), (std::vector<std::string>{"item.completed", "item.started", "item.started"}));
+  // The message before the call is complete; the call and its result
+  // open, and the call, whose input is known, completes.
+  EXPECT_EQ(r.Types(before),
+            (std::vector<std::string>{"item.completed", "item.started", "item.started", "item.completed"}));
   EXPECT_EQ(r.all[before + 1]["data"]["item"]["kind"], "tool_call");
   EXPECT_EQ(r.all[before + 2]["data"]["item"]["item_id"], "result-toolu_01");
   EXPECT_EQ(r.all[before + 2]["data"]["item"]["parent_id"], "toolu_01");
+  const Json call = r.all[before + 3]["data"]["item"];
   auto content = [](const std::string& t) {
     return Json::array({{{"type", "content"}, {"content", Text(t)}}});
   };
@@ -112,17 +115,15 @@ TEST(AcpUniversal, ToolCallsReplaceTheirContentAndCompleteWithTheirStatus) {
                         {"content", content("rewritten")}})));
   r.Add(r.t.Update(Upd({{"sessionUpdate", "tool_call_update"}, {"toolCallId", "toolu_01"},
                         {"status", "completed"}, {"rawOutput", {{"exit_code", 0}}}})));
-  EXPECT_EQ(r.Types(before), (std::vector<std::string>{"item.delta", "item.delta", "item.delta",
-                                                       "item.completed", "item.completed"}));
+  EXPECT_EQ(r.Types(before), (std::vector<std::string>{"item.delta", "item.delta", "item.delta", "item.completed"}));
   EXPECT_EQ(r.all[before]["data"]["delta"], "line 1\n");
   EXPECT_EQ(r.all[before + 1]["data"]["delta"], "line 2\n");
   EXPECT_EQ(r.all[before + 2]["data"]["delta"], "rewritten");
-  const Json& call = r.all[before + 3]["data"]["item"];
   EXPECT_EQ(call["item_id"], "toolu_01");
   EXPECT_EQ(call["content"][0]["name"], "execute");
   EXPECT_EQ(*ParseJson(call["content"][0]["arguments"].get<std::string>()), (Json{{"command", "echo made > made.txt"}}));
   EXPECT_EQ(call["summary"], "`echo made > made.txt`");
-  const Json& result = r.all[before + 4]["data"]["item"];
+  const Json& result = r.all[before + 3]["data"]["item"];
   EXPECT_EQ(result["status"], "completed");
   EXPECT_EQ(result["content"][0]["output"], "rewritten");
   EXPECT_EQ(result["metadata"]["raw_output"]["exit_code"], 0);
@@ -173,7 +174,9 @@ TEST(AcpUniversal, PermissionsOpenTheCallTheyAskAboutAndResolve) {
                            {{"optionId", "abort"}, {"name", "No"}, {"kind", "reject_once"}}}}};
   size_t before = r.all.size();
   r.Add(r.t.PermissionRequested("perm-1", ask));
-  EXPECT_EQ(r.Types(before), (std::vector<std::string>{"item.started", "item.started", "permission.requested"}));
+  EXPECT_EQ(r.Types(before), (std::vector<std::string>{"item.started", "item.started", "item.completed",
+                                                       "permission.requested"}));
+  EXPECT_EQ(r.all[before + 2]["data"]["item"]["content"][0]["arguments"], R"({"cmd":"cat notes"})");
   const Json& p = r.all.back()["data"];
   EXPECT_EQ(p["permission_id"], "perm-1");
   EXPECT_EQ(p["call_id"], "call_9");

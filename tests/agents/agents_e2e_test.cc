@@ -580,8 +580,12 @@ TEST_F(ExternalAgents, AbortEndsClaudesRunningTool) {
   Script({Bash("sleep 600"), {{"text", "after the abort"}}});
   CreateSession("api-abort", "claude");
   ASSERT_EQ(SessionPost("api-abort/messages", {{"message", "wait"}}).head.status, 204);
-  // Once the sleep is announced (and allowed, if Claude Code asks), abort.
-  Follow("api-abort", 0, 1, "once", [](const Json& e) { return e.dump().find("sleep 600") != std::string::npos; });
+  // Once the sleep's call is complete (its input known: it is about to
+  // run; allowed, if Claude Code asks), abort.
+  Follow("api-abort", 0, 1, "once", [](const Json& e) {
+    return e["type"] == "item.completed" && e["data"]["item"].value("kind", "") == "tool_call" &&
+           e.dump().find("sleep 600") != std::string::npos;
+  });
   auto start = std::chrono::steady_clock::now();
   auto aborted = SessionPost("api-abort/abort", Json::object());
   EXPECT_EQ(aborted.head.status, 204) << aborted.body;

@@ -261,17 +261,16 @@ bool AcpUniversalTranslator::ApplyCall(ToolCall& c, const Json& u, std::vector<J
     }
   }
   if (status) c.status = *status;
+  // The call itself is complete once its input is known or it runs (as
+  // sepp's own calls are when they start); its result goes on.
+  const bool has_input = !c.raw_input.is_null() && !(c.raw_input.is_object() && c.raw_input.empty());
+  if (!c.call_done && (has_input || c.status != "pending")) CompleteCallItem(c, false, out);
   if (c.status == "completed" || c.status == "failed")
     CompleteCall(c, c.status == "failed" ? "failed" : "completed", false, out);
   return true;
 }
 
-void AcpUniversalTranslator::CompleteCall(ToolCall& c, const char* status, bool synthetic,
-                                          std::vector<Json>& out) {
-  std::string rest = c.redactor->Flush();
-  const std::string result_id = "result-" + c.call_id;
-  if (!rest.empty()) out.push_back(Make("item.delta", {{"item_id", result_id}, {"delta", rest}}, false));
-  // The call, as it ended up (ACP gives its input often only in an update).
+void AcpUniversalTranslator::CompleteCallItem(ToolCall& c, bool synthetic, std::vector<Json>& out) {
   Json call = Item(c.call_id, "tool_call", "assistant", "completed",
                    Json::array({{{"type", "tool_call"},
                                  {"name", c.kind.empty() ? "other" : c.kind},
@@ -279,12 +278,25 @@ void AcpUniversalTranslator::CompleteCall(ToolCall& c, const char* status, bool 
                                  {"call_id", c.call_id}}}));
   if (!c.title.empty()) call["summary"] = c.title;
   call["metadata"] = {{"kind", c.kind}, {"title", c.title}, {"locations", c.locations}};
-  out.push_back(Make("item.completed", {{"item", std::move(call)}}, true));
+  out.push_back(Make("item.completed", {{"item", std::move(call)}}, synthetic));
+  c.call_done = true;
+}
+
+void AcpUniversalTranslator::CompleteCall(ToolCall& c, const char* status, bool synthetic,
+                                          std::vector<Json>& out) {
+  std::string rest = c.redactor->Flush();
+  const std::string result_id = "result-" + c.call_id;
+  if (!rest.empty()) out.push_back(Make("item.delta", {{"item_id", result_id}, {"delta", rest}}, false));
+  // A call never given input nor run completes with its result.
+  if (!c.call_done) CompleteCallItem(c, true, out);
   Json parts = Json::array({{{"type", "tool_result"}, {"call_id", c.call_id}, {"output", c.output}}});
   for (const Json& f : c.files) parts.push_back(f);
   Json result = Item(result_id, "tool_result", "tool", status, std::move(parts));
   result["parent_id"] = c.call_id;
-  Json meta = {{"tool", c.kind}, {"status", c.status}};
+  // Title and input as they ended up (an update may change them after the
+  // call item completed).
+  Json meta = {{"tool", c.kind}, {"status", c.status}, {"title", c.title},
+               {"arguments", c.raw_input.is_null() ? Json::object() : c.raw_input}};
   if (!c.raw_output.is_null()) meta["raw_output"] = c.raw_output;
   result["metadata"] = std::move(meta);
   out.push_back(Make("item.completed", {{"item", std::move(result)}}, synthetic));

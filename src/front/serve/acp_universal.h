@@ -9,9 +9,10 @@
 // call is announced (tool_call) and then changed (tool_call_update, whose
 // content *replaces* the earlier content). The translator keeps what is
 // open, turns the replaced content into deltas, and completes items itself:
-// a message when a tool call or the turn's end follows it, a tool call and
-// its result when its status becomes completed or failed, whatever is still
-// open when the turn ends (failed). Those completions are synthetic.
+// a message when a tool call or the turn's end follows it, a tool call's
+// call item once its input is known or it runs, its result when its status
+// becomes completed or failed, whatever is still open when the turn ends
+// (failed).
 //
 // Everything the adapter sends is outside input: a field of the wrong type,
 // an update for another session, an unknown update, too many open tool
@@ -92,6 +93,7 @@ class AcpUniversalTranslator {
     std::string output;    // the text content so far (it is replaced, not appended)
     Json files = Json::array();  // file_ref parts (ACP's diffs)
     Json locations = Json::array();
+    bool call_done = false;  // its tool_call item completed
     std::unique_ptr<StreamRedactor> redactor;
   };
 
@@ -106,6 +108,9 @@ class AcpUniversalTranslator {
   // Applies the fields of a tool_call / tool_call_update; completes it
   // when its status says so. False: a field had the wrong type.
   bool ApplyCall(ToolCall& c, const Json& update, std::vector<Json>& out, std::string* why);
+  // The call item (its name, input, title) completes.
+  void CompleteCallItem(ToolCall& c, bool synthetic, std::vector<Json>& out);
+  // Its result completes (and the call item, if it had not).
   void CompleteCall(ToolCall& c, const char* status, bool synthetic, std::vector<Json>& out);
   void CloseTurn(std::vector<Json>& out);
   void Protocol(const std::string& what, std::vector<Json>& out);

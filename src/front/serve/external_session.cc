@@ -48,6 +48,7 @@ struct ExternalSession::Impl {
   int64_t next_id = 0;
   std::map<int64_t, Pending> pending;  // our requests (initialize, session/new)
   std::optional<int64_t> prompt_id;    // the running session/prompt
+  bool cancelling = false;             // it was cancelled and has not answered yet
   std::deque<std::string> queued;      // prompts waiting for it
   std::map<std::string, Permission> permissions;  // waiting, by permission_id
   int next_permission = 0;
@@ -156,6 +157,7 @@ struct ExternalSession::Impl {
         int64_t id = m.id.get<int64_t>();
         if (prompt_id && *prompt_id == id) {
           prompt_id.reset();
+          cancelling = false;
           Emit(tr.PromptEnded(m.result, m.error));
           if (auto next = NextPrompt()) to_write.push_back(std::move(*next));
         } else if (auto it = pending.find(id); it != pending.end() && !it->second.done) {
@@ -174,8 +176,15 @@ struct ExternalSession::Impl {
         std::string pid = "perm-" + std::to_string(++next_permission);
         Json options = m.params.is_object() && m.params.contains("options") && m.params["options"].is_array()
                            ? m.params["options"] : Json::array();
-        permissions[pid] = {m.id, options};
         Emit(tr.PermissionRequested(pid, m.params));
+        if (cancelling) {
+          // Asked after the cancel went out (the adapter had not seen it
+          // yet): answered at once as the cancel answered the others.
+          to_write.push_back(jsonrpc::MakeResult(m.id, {{"outcome", {{"outcome", "cancelled"}}}}));
+          Emit(tr.PermissionResolved(pid, "reject", {{"source", "cancelled"}}));
+        } else {
+          permissions[pid] = {m.id, options};
+        }
       } else {
         to_write.push_back(jsonrpc::MakeError(
             m.id, jsonrpc::kMethodNotFound,
@@ -317,8 +326,10 @@ Status ExternalSession::Cancel() {
       impl_->Emit(impl_->tr.PermissionResolved(pid, "reject", {{"source", "cancelled"}}));
     }
     impl_->permissions.clear();
-    if (impl_->prompt_id)
+    if (impl_->prompt_id) {
+      impl_->cancelling = true;
       to_write.push_back(jsonrpc::MakeNotification("session/cancel", {{"sessionId", impl_->native_id}}));
+    }
   }
   for (const Json& w : to_write) impl_->Write(w);
   return Ok();
