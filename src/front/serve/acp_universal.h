@@ -39,7 +39,7 @@ namespace sepp::front::serve {
 class AcpUniversalTranslator {
  public:
   static constexpr int kMaxProtocolErrors = 20;
-  static constexpr size_t kMaxOpenToolCalls = 4096;
+  static constexpr size_t kMaxOpenToolCalls = 1024;
 
   // session_id: the session API's id; agent: "claude", ...
   AcpUniversalTranslator(std::string session_id, std::string agent);

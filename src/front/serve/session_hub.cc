@@ -38,6 +38,11 @@ class ServedSession {
 
   ServedSession(std::string id_in, session::EventLog* log) : id(std::move(id_in)), log_(log),
                                                              translator_(id) {}
+  // The external agent's events go to Append: it is closed while the
+  // members it reaches still exist.
+  ~ServedSession() {
+    if (ext) ext->Close();
+  }
 
   // Takes the events stored before a restart (sequence n is lines[n-1]):
   // the session is served again, dormant (no agent) until its next message.
@@ -116,10 +121,24 @@ class ServedSession {
   // session is claimed in the store only after its agent started, and
   // nothing may be stored under an id this server did not get).
   void Append(Json u) {
-    {
-      std::lock_guard lock(mu_);
-      if (holding_) return held_.push_back(std::move(u));
-    }
+    std::lock_guard order(append_mu_);
+    if (holding_) return held_.push_back(std::move(u));
+    AppendInOrder(std::move(u));
+  }
+  void Hold() {
+    std::lock_guard order(append_mu_);
+    holding_ = true;
+  }
+  void Commit() {
+    std::lock_guard order(append_mu_);  // the agent's next event waits for these
+    holding_ = false;
+    for (Json& u : held_) AppendInOrder(std::move(u));
+    held_.clear();
+  }
+
+ private:
+  // Under append_mu_: events are stored and shown in their order.
+  void AppendInOrder(Json u) {
     std::string line = DumpJson(u);
     // Stored before anyone sees it: a reader never gets an event the
     // log could not give it again.
@@ -129,21 +148,7 @@ class ServedSession {
     if (u["type"] == "session.ended") ended_ = true;
     cv_.notify_all();
   }
-  void Hold() {
-    std::lock_guard lock(mu_);
-    holding_ = true;
-  }
-  void Commit() {
-    std::vector<Json> held;
-    {
-      std::lock_guard lock(mu_);
-      holding_ = false;
-      held.swap(held_);
-    }
-    for (Json& u : held) Append(std::move(u));
-  }
 
- private:
   void Pump() {
     agent::Event e(agent::EventType::kError);
     while (sub_->Pop(&e) == runtime::Subscription::Next::kEvent)
@@ -192,6 +197,7 @@ class ServedSession {
   std::vector<std::string> events_;
   bool ended_ = false;
   bool stopping_ = false;
+  std::mutex append_mu_;  // one Append at a time; guards the two below
   bool holding_ = false;
   std::vector<Json> held_;
 };
