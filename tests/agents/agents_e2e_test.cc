@@ -36,6 +36,44 @@ constexpr const char* kSshSecret = "PRIVATE-KEY-MATERIAL-3141592";
 
 fs::path AdapterBin() { return fs::path(SEPP_SOURCE_DIR) / "tests/agents/node/node_modules/.bin"; }
 
+// An ACP agent of the settings ([[serve.agents]] name = "hostile") that
+// answers like one and sends what a broken or hostile adapter could: lines
+// that are not JSON-RPC, answers to requests never sent, updates for
+// another session or of the wrong shape, its key split across two chunks,
+// a request for a client file; at its second prompt it exits, with a last
+// word on stderr.
+constexpr const char* kHostileAgent = R"PY(
+import json, os, sys
+def send(m): sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+def update(u, sid="h-1"): send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": u}})
+prompts = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    method, mid = m.get("method"), m.get("id")
+    if method == "initialize":
+        sys.stdout.write("this is not json\n")
+        send({"jsonrpc": "2.0", "id": 999, "result": {}})
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+    elif method == "session/new":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"sessionId": "h-1"}})
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "early "}})
+    elif method == "session/prompt":
+        prompts += 1
+        if prompts == 2:
+            sys.stderr.write("hostile agent: giving up\n"); sys.stderr.flush()
+            os._exit(3)
+        key = os.environ.get("ANTHROPIC_API_KEY", "")
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello " + key[:9]}})
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": key[9:] + " bye"}})
+        update({"sessionUpdate": "agent_message_chunk", "content": 5})
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "not yours"}}, "other")
+        update({"sessionUpdate": "tool_call", "toolCallId": 12})
+        update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "look", "status": "exploded"})
+        update({"sessionUpdate": "no such update!"})
+        send({"jsonrpc": "2.0", "id": "fs-1", "method": "fs/read_text_file", "params": {"sessionId": "h-1", "path": "/etc/passwd"}})
+        send({"jsonrpc": "2.0", "id": mid, "result": {"stopReason": "end_turn"}})
+)PY";
+
 // A loopback port that counts the connections it gets: the "other host
 // service" an agent must not reach.
 class CountingListener {
@@ -92,9 +130,12 @@ class ExternalAgents : public ::testing::Test {
     std::string allow = "127.0.0.1:" + std::to_string(fake_->port());
     // The fake provider is named exactly, with its port: nothing else of
     // loopback opens.
+    std::ofstream(r / "project/hostile_agent.py") << kHostileAgent;
     std::ofstream(r / "sepp/settings.toml") << "[[serve.agents]]\nname = \"claude\"\nallow_domains = [\"" << allow
                                             << "\"]\n\n[[serve.agents]]\nname = \"codex\"\nallow_domains = [\""
-                                            << allow << "\"]\n";
+                                            << allow << "\"]\n\n[[serve.agents]]\nname = \"hostile\"\n"
+                                            << "command = [\"python3\", \"" << (r / "project/hostile_agent.py").string()
+                                            << "\"]\ncredentials = [\"ANTHROPIC_API_KEY\"]\n";
     fs::create_directories(r / "sepp/agents/home/codex/.codex");
     std::ofstream(r / "sepp/agents/home/codex/.codex/config.toml")
         << "model = \"gpt-5\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\n"
@@ -636,6 +677,49 @@ TEST_F(ExternalAgents, AbortAnswersCodexsPermissionAndTheSessionGoesOn) {
   EXPECT_EQ(after.front()["type"], "turn.started");
   EXPECT_EQ(after.back()["data"]["outcome"]["status"], "done") << Dump(after).substr(0, 6000);
   EXPECT_EQ(SessionPost("api-abort-codex/terminate", Json::object()).head.status, 204);
+}
+
+// A settings agent through the session API, which misbehaves: every bad
+// line is one agent_protocol error and nothing else, what is valid is
+// translated (the update sent before session/new's answer was taken in
+// too, after session.started), its key is masked, its request for a client
+// file is refused, and when it exits the session ends with its last word.
+TEST_F(ExternalAgents, AHostileSettingsAgentThroughTheSessionApi) {
+  CreateSession("api-hostile", "hostile");
+  ASSERT_EQ(SessionPost("api-hostile/messages", {{"message", "hi"}}).head.status, 204);
+  auto [events, none] = Follow("api-hostile", 0, 1, "");
+  std::string all = Dump(events);
+  ExpectNumbered(events, "api-hostile");
+  ASSERT_GE(events.size(), 3u) << all;
+  EXPECT_EQ(events[0]["type"], "session.started") << all;
+  EXPECT_EQ(events.back()["type"], "sepp.agent.settled") << all;
+  EXPECT_EQ(events.back()["data"]["outcome"]["status"], "done") << all;
+  int protocol = 0;
+  std::string text;
+  for (const Json& e : events) {
+    if (e["type"] == "error" && e["data"]["code"] == "agent_protocol") ++protocol;
+    if (e["type"] == "item.delta") text += e["data"]["delta"].get<std::string>();
+  }
+  // content 5, another session's, toolCallId 12, status "exploded", a bad
+  // sessionUpdate name (the lines before session/new's answer are not
+  // shown: nothing is before session.started).
+  EXPECT_EQ(protocol, 5) << all;
+  EXPECT_EQ(text, "early hello [REDACTED] bye") << all;
+  EXPECT_EQ(all.find(kKey), std::string::npos) << "the agent's key was shown";
+  EXPECT_EQ(all.find("not yours"), std::string::npos);
+  // It exits at the next prompt: an error naming its last word, then the end.
+  ASSERT_EQ(SessionPost("api-hostile/messages", {{"message", "again"}}).head.status, 204);
+  auto [rest, more] = Follow("api-hostile", static_cast<int64_t>(events.size()), 1, "");
+  ASSERT_GE(rest.size(), 2u) << Dump(rest);
+  EXPECT_EQ(rest.back()["type"], "session.ended") << Dump(rest);
+  EXPECT_EQ(rest.back()["data"]["reason"], "error");
+  EXPECT_NE(rest.back()["data"]["message"].get<std::string>().find("giving up"), std::string::npos) << Dump(rest);
+  bool exited = false;
+  for (const Json& e : rest)
+    if (e["type"] == "error" && e["data"]["code"] == "agent_exited") exited = true;
+  EXPECT_TRUE(exited) << Dump(rest);
+  auto after = SessionPost("api-hostile/messages", {{"message", "more"}});
+  EXPECT_EQ(after.head.status, 409) << after.body;
 }
 
 TEST_F(ExternalAgents, TheSessionApiRefusesWhatAnExternalAgentCannotDo) {

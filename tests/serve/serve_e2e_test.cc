@@ -533,7 +533,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   auto doc = ParseJson(doc_resp.body);
   ASSERT_TRUE(doc.ok()) << doc.error().message;
   EXPECT_EQ((*doc)["openapi"], "3.1.0");
-  ASSERT_EQ((*doc)["paths"].size(), 35u);
+  ASSERT_EQ((*doc)["paths"].size(), 36u);
   // What the fs and config routes act on.
   fs::path p = root_ / "project";
   fs::create_directories(p / ".sepp/skills/oa");

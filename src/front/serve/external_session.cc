@@ -151,7 +151,7 @@ struct ExternalSession::Impl {
           to_write.push_back(jsonrpc::MakeError(m.id, jsonrpc::kInvalidRequest, "the session is not open yet"));
       } else if (m.kind == Kind::kResponse) {
         if (!m.id.is_number_integer()) {
-          Emit(tr.Malformed("an answer to a request it was never sent"));
+          if (!native_id.empty()) Emit(tr.Malformed("an answer to a request it was never sent"));
           return;
         }
         int64_t id = m.id.get<int64_t>();
@@ -165,7 +165,7 @@ struct ExternalSession::Impl {
           it->second.result = m.result;
           it->second.error = m.error;
           cv.notify_all();
-        } else {
+        } else if (!native_id.empty()) {
           Emit(tr.Malformed("an answer to a request it was never sent"));
         }
       } else if (m.kind == Kind::kNotification) {
