@@ -40,8 +40,8 @@ fs::path AdapterBin() { return fs::path(SEPP_SOURCE_DIR) / "tests/agents/node/no
 // answers like one and sends what a broken or hostile adapter could: lines
 // that are not JSON-RPC, answers to requests never sent, updates for
 // another session or of the wrong shape, its key split across two chunks,
-// a request for a client file; at its second prompt it exits, with a last
-// word on stderr.
+// a request for a client file, 260 permission requests at once; at its
+// second prompt it exits, with a last word on stderr.
 constexpr const char* kHostileAgent = R"PY(
 import json, os, sys
 def send(m): sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
@@ -71,6 +71,9 @@ for line in sys.stdin:
         update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "look", "status": "exploded"})
         update({"sessionUpdate": "no such update!"})
         send({"jsonrpc": "2.0", "id": "fs-1", "method": "fs/read_text_file", "params": {"sessionId": "h-1", "path": "/etc/passwd"}})
+        for i in range(260):
+            send({"jsonrpc": "2.0", "id": "p%d" % i, "method": "session/request_permission",
+                  "params": {"sessionId": "h-1", "options": [{"optionId": "ok", "name": "Yes", "kind": "allow_once"}]}})
         send({"jsonrpc": "2.0", "id": mid, "result": {"stopReason": "end_turn"}})
 )PY";
 
@@ -694,16 +697,25 @@ TEST_F(ExternalAgents, AHostileSettingsAgentThroughTheSessionApi) {
   EXPECT_EQ(events[0]["type"], "session.started") << all;
   EXPECT_EQ(events.back()["type"], "sepp.agent.settled") << all;
   EXPECT_EQ(events.back()["data"]["outcome"]["status"], "done") << all;
-  int protocol = 0;
+  int protocol = 0, asked = 0;
   std::string text;
   for (const Json& e : events) {
     if (e["type"] == "error" && e["data"]["code"] == "agent_protocol") ++protocol;
+    if (e["type"] == "permission.requested") ++asked;
     if (e["type"] == "item.delta") text += e["data"]["delta"].get<std::string>();
   }
   // content 5, another session's, toolCallId 12, status "exploded", a bad
-  // sessionUpdate name (the lines before session/new's answer are not
-  // shown: nothing is before session.started).
-  EXPECT_EQ(protocol, 5) << all;
+  // sessionUpdate name, 4 permission requests past the 256 that may wait
+  // (the lines before session/new's answer are not shown: nothing is
+  // before session.started).
+  EXPECT_EQ(protocol, 9) << all.substr(0, 8000);
+  EXPECT_EQ(asked, 256);
+  // One of them answered through the API; a reply that is not an option
+  // the agent offered is a 400 that lists them.
+  EXPECT_EQ(SessionPost("api-hostile/permissions/perm-1/reply", {{"reply", "once"}}).head.status, 204);
+  auto always = SessionPost("api-hostile/permissions/perm-2/reply", {{"reply", "always"}});
+  EXPECT_EQ(always.head.status, 400) << always.body;
+  EXPECT_NE(always.body.find("allow_once"), std::string::npos) << always.body;
   EXPECT_EQ(text, "early hello [REDACTED] bye") << all;
   EXPECT_EQ(all.find(kKey), std::string::npos) << "the agent's key was shown";
   EXPECT_EQ(all.find("not yours"), std::string::npos);

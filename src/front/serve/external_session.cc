@@ -176,14 +176,19 @@ struct ExternalSession::Impl {
         std::string pid = "perm-" + std::to_string(++next_permission);
         Json options = m.params.is_object() && m.params.contains("options") && m.params["options"].is_array()
                            ? m.params["options"] : Json::array();
-        Emit(tr.PermissionRequested(pid, m.params));
-        if (cancelling) {
-          // Asked after the cancel went out (the adapter had not seen it
-          // yet): answered at once as the cancel answered the others.
+        if (permissions.size() >= 256) {  // an adapter that asks and asks: not shown
           to_write.push_back(jsonrpc::MakeResult(m.id, {{"outcome", {{"outcome", "cancelled"}}}}));
-          Emit(tr.PermissionResolved(pid, "reject", {{"source", "cancelled"}}));
+          Emit(tr.Malformed("more than 256 permission requests waiting at once"));
         } else {
-          permissions[pid] = {m.id, options};
+          Emit(tr.PermissionRequested(pid, m.params));
+          if (cancelling) {
+            // Asked after the cancel went out (the adapter had not seen it
+            // yet): answered at once as the cancel answered the others.
+            to_write.push_back(jsonrpc::MakeResult(m.id, {{"outcome", {{"outcome", "cancelled"}}}}));
+            Emit(tr.PermissionResolved(pid, "reject", {{"source", "cancelled"}}));
+          } else {
+            permissions[pid] = {m.id, options};
+          }
         }
       } else {
         to_write.push_back(jsonrpc::MakeError(
@@ -192,6 +197,9 @@ struct ExternalSession::Impl {
                 " (no client file system or terminal: the agent's own tools run in its sandbox)"));
       }
     }
+    Flush(to_write);
+  }
+  void Flush(const std::vector<Json>& to_write) {  // not under mu
     for (const Json& w : to_write) Write(w);
   }
 
