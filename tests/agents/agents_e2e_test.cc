@@ -36,6 +36,47 @@ constexpr const char* kSshSecret = "PRIVATE-KEY-MATERIAL-3141592";
 
 fs::path AdapterBin() { return fs::path(SEPP_SOURCE_DIR) / "tests/agents/node/node_modules/.bin"; }
 
+// An ACP agent of the settings ([[serve.agents]] name = "hostile") that
+// answers like one and sends what a broken or hostile adapter could: lines
+// that are not JSON-RPC, answers to requests never sent, updates for
+// another session or of the wrong shape, its key split across two chunks,
+// a request for a client file, 260 permission requests at once; at its
+// second prompt it exits, with a last word on stderr.
+constexpr const char* kHostileAgent = R"PY(
+import json, os, sys
+def send(m): sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+def update(u, sid="h-1"): send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": u}})
+prompts = 0
+for line in sys.stdin:
+    m = json.loads(line)
+    method, mid = m.get("method"), m.get("id")
+    if method == "initialize":
+        sys.stdout.write("this is not json\n")
+        send({"jsonrpc": "2.0", "id": 999, "result": {}})
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+    elif method == "session/new":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"sessionId": "h-1"}})
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "early "}})
+    elif method == "session/prompt":
+        prompts += 1
+        if prompts == 2:
+            sys.stderr.write("hostile agent: giving up\n"); sys.stderr.flush()
+            os._exit(3)
+        key = os.environ.get("ANTHROPIC_API_KEY", "")
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hello " + key[:9]}})
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": key[9:] + " bye"}})
+        update({"sessionUpdate": "agent_message_chunk", "content": 5})
+        update({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "not yours"}}, "other")
+        update({"sessionUpdate": "tool_call", "toolCallId": 12})
+        update({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "look", "status": "exploded"})
+        update({"sessionUpdate": "no such update!"})
+        send({"jsonrpc": "2.0", "id": "fs-1", "method": "fs/read_text_file", "params": {"sessionId": "h-1", "path": "/etc/passwd"}})
+        for i in range(260):
+            send({"jsonrpc": "2.0", "id": "p%d" % i, "method": "session/request_permission",
+                  "params": {"sessionId": "h-1", "options": [{"optionId": "ok", "name": "Yes", "kind": "allow_once"}]}})
+        send({"jsonrpc": "2.0", "id": mid, "result": {"stopReason": "end_turn"}})
+)PY";
+
 // A loopback port that counts the connections it gets: the "other host
 // service" an agent must not reach.
 class CountingListener {
@@ -92,9 +133,12 @@ class ExternalAgents : public ::testing::Test {
     std::string allow = "127.0.0.1:" + std::to_string(fake_->port());
     // The fake provider is named exactly, with its port: nothing else of
     // loopback opens.
+    std::ofstream(r / "project/hostile_agent.py") << kHostileAgent;
     std::ofstream(r / "sepp/settings.toml") << "[[serve.agents]]\nname = \"claude\"\nallow_domains = [\"" << allow
                                             << "\"]\n\n[[serve.agents]]\nname = \"codex\"\nallow_domains = [\""
-                                            << allow << "\"]\n";
+                                            << allow << "\"]\n\n[[serve.agents]]\nname = \"hostile\"\n"
+                                            << "command = [\"python3\", \"" << (r / "project/hostile_agent.py").string()
+                                            << "\"]\ncredentials = [\"ANTHROPIC_API_KEY\"]\n";
     fs::create_directories(r / "sepp/agents/home/codex/.codex");
     std::ofstream(r / "sepp/agents/home/codex/.codex/config.toml")
         << "model = \"gpt-5\"\nmodel_provider = \"fake\"\napproval_policy = \"untrusted\"\n"
@@ -206,6 +250,75 @@ class ExternalAgents : public ::testing::Test {
     watch.join();
     return {answer.get(), static_cast<int>(answered.size())};
   }
+  // The session API (/v1/sessions): the agent's events in the universal schema.
+  static net::HttpResponse SessionPost(const std::string& path, const Json& body) {
+    net::Headers h = Auth();
+    h.emplace_back("Content-Type", "application/json");
+    return Fetch("POST", server_->url("/v1/sessions/" + path), h, body.dump(), 300);
+  }
+  static void CreateSession(const std::string& id, const std::string& agent) {
+    auto r = SessionPost(id, {{"agent", agent}, {"directory", project()}});
+    ASSERT_EQ(r.head.status, 200) << r.body;
+    auto j = ParseJson(r.body);
+    ASSERT_TRUE(j.ok());
+    EXPECT_EQ((*j)["healthy"], true);
+    EXPECT_FALSE((*j)["nativeSessionId"].get<std::string>().empty()) << r.body;
+  }
+  static std::vector<Json> Universal(const SseRead& r) { return Messages(r); }
+  // Reads the session's SSE from offset, answering every permission
+  // request with reply ("": none) through POST .../permissions/{id}/reply, until the
+  // n-th sepp.agent.settled (or session.ended). The events, the requests answered.
+  static std::pair<std::vector<Json>, int> Follow(const std::string& id, int64_t offset, int settles,
+                                                  const std::string& reply,
+                                                  const std::function<bool(const Json&)>& also_done = nullptr) {
+    net::Headers h = Auth();
+    h.emplace_back("Accept", "text/event-stream");
+    std::set<std::string> answered;
+    auto read = ReadSse(server_->url("/v1/sessions/" + id + "/events/sse?offset=" + std::to_string(offset)), h,
+                        [&](const SseRead& r) {
+                          int settled = 0;
+                          for (const Json& e : Messages(r)) {
+                            const std::string type = e.value("type", "");
+                            if (type == "permission.requested" && !reply.empty() &&
+                                !answered.count(e["data"]["permission_id"])) {
+                              std::string pid = e["data"]["permission_id"];
+                              answered.insert(pid);
+                              auto a = SessionPost(id + "/permissions/" + pid + "/reply", {{"reply", reply}});
+                              EXPECT_EQ(a.head.status, 204) << a.body;
+                            }
+                            if (type == "sepp.agent.settled" || type == "session.ended") ++settled;
+                            if (also_done && also_done(e)) return true;
+                          }
+                          return settled >= settles;
+                        },
+                        240);
+    EXPECT_EQ(read.status, 200) << read.body;
+    return {Messages(read), static_cast<int>(answered.size())};
+  }
+  static std::vector<Json> EventsFrom(const std::string& id, int64_t offset) {
+    auto r = Fetch("GET", server_->url("/v1/sessions/" + id + "/events?offset=" + std::to_string(offset) +
+                                       "&limit=10000"), Auth());
+    EXPECT_EQ(r.head.status, 200) << r.body;
+    auto j = ParseJson(r.body);
+    std::vector<Json> out;
+    if (j.ok())
+      for (const auto& e : (*j)["events"]) out.push_back(e);
+    return out;
+  }
+  static std::string Dump(const std::vector<Json>& events) {
+    std::string all;
+    for (const auto& e : events) all += e.dump() + "\n";
+    return all;
+  }
+  // The universal stream's promises: numbered from 1 without gaps, one session.
+  static void ExpectNumbered(const std::vector<Json>& events, const std::string& id) {
+    for (size_t i = 0; i < events.size(); ++i) {
+      EXPECT_EQ(events[i]["sequence"], i + 1) << events[i].dump();
+      EXPECT_EQ(events[i]["session_id"], id);
+    }
+  }
+  static void SessionApiRunsATool(const std::string& agent, const std::string& id, const std::string& file,
+                                  std::vector<Json>* events_out);
   static void Script(Json responses) { fake_->SetScript(Json{{"responses", std::move(responses)}}); }
   static std::string AllText(const SseRead& r) {
     std::string all;
@@ -416,6 +529,226 @@ TEST_F(ExternalAgents, AnUnknownOrUninstalledAgentIsAClearError) {
   EXPECT_EQ(install.head.status, 200) << install.body;
   EXPECT_NE(install.body.find("\"already_installed\":true"), std::string::npos) << install.body;
   EXPECT_EQ(Fetch("POST", server_->url("/v1/agents/claude/install"), h, "{\"force\":1}").head.status, 400);
+}
+
+// The session API for an external agent: the same prompt, permission and
+// tool call as over ACP, in the universal schema, stored by the server:
+// a second client reads it all from offset 0, over SSE and by page.
+void ExternalAgents::SessionApiRunsATool(const std::string& agent, const std::string& id,
+                                         const std::string& file, std::vector<Json>* events_out) {
+  using T = ExternalAgents;
+  T::CreateSession(id, agent);
+  auto sent = T::SessionPost(id + "/messages", {{"message", "make the file"}});
+  ASSERT_EQ(sent.head.status, 204) << sent.body;
+  auto [events, answered] = T::Follow(id, 0, 1, "once");
+  std::string all = T::Dump(events);
+  T::ExpectNumbered(events, id);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front()["type"], "session.started");
+  EXPECT_EQ(events.front()["data"]["metadata"]["agent"], agent);
+  EXPECT_EQ(events.back()["type"], "sepp.agent.settled") << all.substr(0, 6000);
+  EXPECT_EQ(events.back()["data"]["outcome"]["status"], "done") << all.substr(0, 6000);
+  EXPECT_GE(answered, 1) << "the agent asked before it ran the command: " << all.substr(0, 6000);
+  std::map<std::string, int> types;
+  bool tool_call = false, tool_result = false, accepted = false, reply_text = false;
+  for (const Json& e : events) {
+    ++types[e["type"]];
+    const Json& item = e["data"].value("item", Json::object());
+    if (e["type"] == "item.started" && item.value("kind", "") == "tool_call") tool_call = true;
+    if (e["type"] == "item.completed" && item.value("kind", "") == "tool_result" && item["status"] == "completed")
+      tool_result = true;
+    if (e["type"] == "permission.resolved" && e["data"]["status"] == "accept") accepted = true;
+    if (e["type"] == "item.completed" && item.value("role", "") == "assistant" &&
+        item.dump().find("done") != std::string::npos)
+      reply_text = true;
+  }
+  EXPECT_TRUE(tool_call && tool_result) << all.substr(0, 6000);
+  EXPECT_TRUE(accepted) << all.substr(0, 6000);
+  EXPECT_TRUE(reply_text) << "the model's last answer is a completed message: " << all.substr(0, 6000);
+  EXPECT_EQ(types["turn.started"], 1);
+  EXPECT_EQ(types["turn.ended"], 1);
+  EXPECT_EQ(all.find(kKey), std::string::npos) << "the provider key is never in an event";
+  std::ifstream made(*T::root_ / "project" / file);
+  std::string line;
+  std::getline(made, line);
+  EXPECT_FALSE(line.empty()) << file << " was not made: " << all.substr(0, 6000);
+
+  // A second client: every event again, from the server, not the agent.
+  std::vector<Json> paged = T::EventsFrom(id, 0);
+  ASSERT_EQ(paged.size(), events.size());
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(paged[i], events[i]) << i;
+  auto [again, none] = T::Follow(id, 0, 1, "");
+  EXPECT_EQ(T::Dump(again), all);
+  // From an offset: only what came after it.
+  std::vector<Json> tail = T::EventsFrom(id, 3);
+  ASSERT_EQ(tail.size(), events.size() - 3);
+  EXPECT_EQ(tail.front()["sequence"], 4);
+  *events_out = std::move(events);
+}
+
+TEST_F(ExternalAgents, ClaudeThroughTheSessionApi) {
+  Script({Bash("echo made-by-claude-api > claude-api.txt"), {{"text", "all done"}}});
+  std::vector<Json> events;
+  SessionApiRunsATool("claude", "api-claude", "claude-api.txt", &events);
+  auto list = ParseJson(Fetch("GET", server_->url("/v1/sessions"), Auth()).body);
+  ASSERT_TRUE(list.ok());
+  bool listed = false;
+  for (const auto& s : (*list)["sessions"])
+    if (s["sessionId"] == "api-claude") {
+      listed = true;
+      EXPECT_EQ(s["agent"], "claude");
+      EXPECT_EQ(s["eventCount"], events.size());
+    }
+  EXPECT_TRUE(listed) << list->dump();
+  // Terminate kills the adapter; the stream ends with session.ended.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(SessionPost("api-claude/terminate", Json::object()).head.status, 204);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  auto [rest, none] = Follow("api-claude", static_cast<int64_t>(events.size()), 1, "");
+  ASSERT_FALSE(rest.empty());
+  EXPECT_EQ(rest.back()["type"], "session.ended");
+  EXPECT_EQ(rest.back()["data"]["reason"], "terminated");
+  EXPECT_EQ(SessionPost("api-claude/messages", {{"message", "more"}}).head.status, 409);
+}
+
+TEST_F(ExternalAgents, CodexThroughTheSessionApiAndItsSandbox) {
+  std::string ssh = (*root_ / "home/.ssh/id_rsa").string();
+  Script({Exec("cat " + ssh), Exec("echo made-by-codex-api > codex-api.txt"), {{"text", "all done"}}});
+  std::vector<Json> events;
+  SessionApiRunsATool("codex", "api-codex", "codex-api.txt", &events);
+  EXPECT_EQ(Dump(events).find(kSshSecret), std::string::npos) << "~/.ssh was read";
+  EXPECT_EQ(SessionPost("api-codex/terminate", Json::object()).head.status, 204);
+}
+
+TEST_F(ExternalAgents, AbortEndsClaudesRunningTool) {
+  Script({Bash("sleep 600"), {{"text", "after the abort"}}});
+  CreateSession("api-abort", "claude");
+  ASSERT_EQ(SessionPost("api-abort/messages", {{"message", "wait"}}).head.status, 204);
+  // Once the sleep's call is complete (its input known: it is about to
+  // run; allowed, if Claude Code asks), abort.
+  Follow("api-abort", 0, 1, "once", [](const Json& e) {
+    return e["type"] == "item.completed" && e["data"]["item"].value("kind", "") == "tool_call" &&
+           e.dump().find("sleep 600") != std::string::npos;
+  });
+  auto start = std::chrono::steady_clock::now();
+  auto aborted = SessionPost("api-abort/abort", Json::object());
+  EXPECT_EQ(aborted.head.status, 204) << aborted.body;
+  auto [events, none] = Follow("api-abort", 0, 1, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back()["type"], "sepp.agent.settled") << Dump(events).substr(0, 6000);
+  EXPECT_EQ(events.back()["data"]["outcome"]["status"], "aborted") << Dump(events).substr(0, 6000);
+  EXPECT_EQ(events.back()["data"]["outcome"]["stop_reason"], "cancelled");
+  // The sleep's call ended with the turn.
+  bool sleep_closed = false;
+  for (const Json& e : events)
+    if (e["type"] == "item.completed" && e["data"]["item"].value("kind", "") == "tool_result") sleep_closed = true;
+  EXPECT_TRUE(sleep_closed) << Dump(events).substr(0, 6000);
+  // (claude-agent-acp 0.23.1 never answers the prompt after a cancelled
+  // one: it takes that prompt's result for a background task's. The
+  // session going on after an abort is checked with codex below.)
+  auto end = std::chrono::steady_clock::now();
+  EXPECT_EQ(SessionPost("api-abort/terminate", Json::object()).head.status, 204);
+  EXPECT_LT(std::chrono::steady_clock::now() - end, std::chrono::seconds(10));
+  EXPECT_EQ(SessionPost("api-abort/permissions/perm-99/reply", {{"reply", "once"}}).head.status, 404);
+}
+
+// An abort while codex waits for a permission: the request is answered
+// cancelled, the turn ends, and the next message runs a new turn.
+TEST_F(ExternalAgents, AbortAnswersCodexsPermissionAndTheSessionGoesOn) {
+  Script({Exec("sleep 600"), {{"text", "after the abort"}}, {{"text", "after the abort"}}});
+  CreateSession("api-abort-codex", "codex");
+  ASSERT_EQ(SessionPost("api-abort-codex/messages", {{"message", "wait"}}).head.status, 204);
+  Follow("api-abort-codex", 0, 1, "", [](const Json& e) { return e["type"] == "permission.requested"; });
+  EXPECT_EQ(SessionPost("api-abort-codex/abort", Json::object()).head.status, 204);
+  auto [events, none] = Follow("api-abort-codex", 0, 1, "");
+  ASSERT_FALSE(events.empty());
+  std::string all = Dump(events);
+  EXPECT_EQ(events.back()["type"], "sepp.agent.settled") << all.substr(0, 6000);
+  EXPECT_EQ(events.back()["data"]["outcome"]["status"], "aborted") << all.substr(0, 6000);
+  bool cancelled = false;
+  for (const Json& e : events)
+    if (e["type"] == "permission.resolved" && e["data"]["metadata"]["source"] == "cancelled" &&
+        e["data"]["status"] == "reject")
+      cancelled = true;
+  EXPECT_TRUE(cancelled) << all.substr(0, 6000);
+  // A reply to the cancelled request is a clear 404: it no longer waits.
+  EXPECT_EQ(SessionPost("api-abort-codex/permissions/perm-1/reply", {{"reply", "once"}}).head.status, 404);
+  ASSERT_EQ(SessionPost("api-abort-codex/messages", {{"message", "go on"}}).head.status, 204);
+  auto [after, more] = Follow("api-abort-codex", static_cast<int64_t>(events.size()), 1, "once");
+  ASSERT_FALSE(after.empty());
+  EXPECT_EQ(after.front()["type"], "turn.started");
+  EXPECT_EQ(after.back()["data"]["outcome"]["status"], "done") << Dump(after).substr(0, 6000);
+  EXPECT_EQ(SessionPost("api-abort-codex/terminate", Json::object()).head.status, 204);
+}
+
+// A settings agent through the session API, which misbehaves: every bad
+// line is one agent_protocol error and nothing else, what is valid is
+// translated (the update sent before session/new's answer was taken in
+// too, after session.started), its key is masked, its request for a client
+// file is refused, and when it exits the session ends with its last word.
+TEST_F(ExternalAgents, AHostileSettingsAgentThroughTheSessionApi) {
+  CreateSession("api-hostile", "hostile");
+  ASSERT_EQ(SessionPost("api-hostile/messages", {{"message", "hi"}}).head.status, 204);
+  auto [events, none] = Follow("api-hostile", 0, 1, "");
+  std::string all = Dump(events);
+  ExpectNumbered(events, "api-hostile");
+  ASSERT_GE(events.size(), 3u) << all;
+  EXPECT_EQ(events[0]["type"], "session.started") << all;
+  EXPECT_EQ(events.back()["type"], "sepp.agent.settled") << all;
+  EXPECT_EQ(events.back()["data"]["outcome"]["status"], "done") << all;
+  int protocol = 0, asked = 0;
+  std::string text;
+  for (const Json& e : events) {
+    if (e["type"] == "error" && e["data"]["code"] == "agent_protocol") ++protocol;
+    if (e["type"] == "permission.requested") ++asked;
+    if (e["type"] == "item.delta") text += e["data"]["delta"].get<std::string>();
+  }
+  // content 5, another session's, toolCallId 12, status "exploded", a bad
+  // sessionUpdate name, 4 permission requests past the 256 that may wait
+  // (the lines before session/new's answer are not shown: nothing is
+  // before session.started).
+  EXPECT_EQ(protocol, 9) << all.substr(0, 8000);
+  EXPECT_EQ(asked, 256);
+  // One of them answered through the API; a reply that is not an option
+  // the agent offered is a 400 that lists them.
+  EXPECT_EQ(SessionPost("api-hostile/permissions/perm-1/reply", {{"reply", "once"}}).head.status, 204);
+  auto always = SessionPost("api-hostile/permissions/perm-2/reply", {{"reply", "always"}});
+  EXPECT_EQ(always.head.status, 400) << always.body;
+  EXPECT_NE(always.body.find("allow_once"), std::string::npos) << always.body;
+  EXPECT_EQ(text, "early hello [REDACTED] bye") << all;
+  EXPECT_EQ(all.find(kKey), std::string::npos) << "the agent's key was shown";
+  EXPECT_EQ(all.find("not yours"), std::string::npos);
+  // It exits at the next prompt: an error naming its last word, then the end.
+  ASSERT_EQ(SessionPost("api-hostile/messages", {{"message", "again"}}).head.status, 204);
+  auto [rest, more] = Follow("api-hostile", static_cast<int64_t>(events.size()), 1, "");
+  ASSERT_GE(rest.size(), 2u) << Dump(rest);
+  EXPECT_EQ(rest.back()["type"], "session.ended") << Dump(rest);
+  EXPECT_EQ(rest.back()["data"]["reason"], "error");
+  EXPECT_NE(rest.back()["data"]["message"].get<std::string>().find("giving up"), std::string::npos) << Dump(rest);
+  bool exited = false;
+  for (const Json& e : rest)
+    if (e["type"] == "error" && e["data"]["code"] == "agent_exited") exited = true;
+  EXPECT_TRUE(exited) << Dump(rest);
+  auto after = SessionPost("api-hostile/messages", {{"message", "more"}});
+  EXPECT_EQ(after.head.status, 409) << after.body;
+}
+
+TEST_F(ExternalAgents, TheSessionApiRefusesWhatAnExternalAgentCannotDo) {
+  auto unknown = SessionPost("api-x1", {{"agent", "nobody"}});
+  EXPECT_EQ(unknown.head.status, 400);
+  EXPECT_NE(unknown.body.find("claude"), std::string::npos) << unknown.body;
+  auto model = SessionPost("api-x2", {{"agent", "claude"}, {"model", "opus"}});
+  EXPECT_EQ(model.head.status, 400);
+  EXPECT_NE(model.body.find("is not supported for agent claude"), std::string::npos) << model.body;
+  auto missing = SessionPost("api-x3", {{"agent", "pi"}});
+  EXPECT_EQ(missing.head.status, 409) << missing.body;
+  EXPECT_NE(missing.body.find("install-agent pi"), std::string::npos) << missing.body;
+  auto outside = SessionPost("api-x4", {{"agent", "claude"}, {"directory", (*root_ / "outside").string()}});
+  EXPECT_EQ(outside.head.status, 403) << outside.body;
+  // None of them left a session behind.
+  auto list = Fetch("GET", server_->url("/v1/sessions"), Auth());
+  EXPECT_EQ(list.body.find("api-x"), std::string::npos) << list.body;
 }
 
 }  // namespace

@@ -263,7 +263,7 @@ TEST_F(ServeSessions, HostileIdsBodiesAndQueriesGetTypedProblems) {
       {"[1,2]", bad},
       {"{}", bad},
       {R"({"agent":5})", bad},
-      {R"({"agent":"claude"})", "urn:sepp:error:unsupported_agent"},
+      {R"({"agent":"nobody"})", "urn:sepp:error:unsupported_agent"},
       {R"({"agent":"sepp","agentMode":"plan"})", bad},
       {R"({"agent":"sepp","mcp":{"x":{"command":"evil"}}})", bad},
       {R"({"agent":"sepp","mcp":[1]})", bad},
@@ -370,7 +370,7 @@ TEST_F(ServeSessions, TheApiCommandMirrorsTheSessionEndpoints) {
   };
   ASSERT_EQ(api({"sessions", "create", "c1", "--agent", "sepp", "--directory", cwd(), "--title", "t"}), 0) << err;
   EXPECT_EQ((*ParseJson(out))["healthy"], true) << out;
-  EXPECT_EQ(api({"sessions", "create", "c2", "--agent", "claude"}), 1);
+  EXPECT_EQ(api({"sessions", "create", "c2", "--agent", "nobody"}), 1);
   EXPECT_NE(err.find("urn:sepp:error:unsupported_agent"), std::string::npos) << err;
   ASSERT_EQ(api({"sessions", "send-message-stream", "c1", "--message", "hi"}), 0) << err;
   std::string text, last;

@@ -38,7 +38,7 @@ std::string_view OpenApiJson() {
                          "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]},
                                         "method": {"type": "string"}, "params": {}, "result": {}, "error": {"type": "object"}}},
       "CreateSessionRequest": {"type": "object", "required": ["agent"],
-                               "properties": {"agent": {"const": "sepp"}, "model": {"type": "string"},
+                               "properties": {"agent": {"type": "string", "description": "sepp, claude, codex, pi or an agent of [[serve.agents]]; model and mcp are for sepp only"}, "model": {"type": "string"},
                                               "directory": {"type": "string", "description": "absolute, inside the server's workspaces"},
                                               "title": {"type": "string"}, "mcp": {"type": "object", "additionalProperties": {"type": "object"}}}},
       "MessageRequest": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string", "minLength": 1}}},
@@ -347,6 +347,10 @@ std::string_view OpenApiJson() {
                      {"name": "question_id", "in": "path", "required": true, "schema": {"type": "string"}}],
       "post": {"operationId": "rejectQuestion",
         "responses": {"204": {"description": "declined"}, "404": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/sessions/{session_id}/abort": {
+      "parameters": [{"$ref": "#/components/parameters/SessionId"}],
+      "post": {"operationId": "abortSession",
+        "responses": {"204": {"description": "its running prompt aborted (an external agent's with session/cancel); the session stays open"}, "404": {"$ref": "#/components/responses/Problem"}}}},
     "/v1/sessions/{session_id}/terminate": {
       "parameters": [{"$ref": "#/components/parameters/SessionId"}],
       "post": {"operationId": "terminateSession",

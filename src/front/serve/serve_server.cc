@@ -377,6 +377,10 @@ void ServeServer::RouteSessions(const net::HttpServerRequest& req, net::Response
     if (m != "POST") return MethodNotAllowed(w, cors, "POST");
     return answer(sessions_->Terminate(id));
   }
+  if (sub == "abort" && seg.size() == 4) {
+    if (m != "POST") return MethodNotAllowed(w, cors, "POST");
+    return answer(sessions_->Abort(id));
+  }
   SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
 }
 

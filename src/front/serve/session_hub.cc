@@ -7,8 +7,10 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/terminal_text.h"
 #include "ext/mcp/client_servers.h"
 #include "front/serve/config_api.h"
+#include "front/serve/external_session.h"
 #include "front/serve/problem.h"
 #include "front/serve/universal_events.h"
 #include "runtime/agent_session.h"
@@ -18,20 +20,29 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // One session: the runtime, the pump that translates and stores its events,
-// and every universal event so far (sequence n is events[n-1]).
+// and every universal event so far (sequence n is events[n-1]). Or, for
+// an external agent, its ExternalSession, which hands over the events
+// translated already (Append).
 class ServedSession {
  public:
   std::string id;
+  std::string agent = "sepp";
   std::string native_id;
   std::string directory;
   std::string model;
   std::string title;
   int64_t created_ms = 0;
   std::unique_ptr<runtime::AgentSession> rt;  // null while dormant (after a restart)
+  std::unique_ptr<ExternalSession> ext;        // an external agent's (then rt is null)
   std::mutex wake_mu;                          // one wake-up at a time
 
   ServedSession(std::string id_in, session::EventLog* log) : id(std::move(id_in)), log_(log),
                                                              translator_(id) {}
+  // The external agent's events go to Append: it is closed while the
+  // members it reaches still exist.
+  ~ServedSession() {
+    if (ext) ext->Close();
+  }
 
   // Takes the events stored before a restart (sequence n is lines[n-1]):
   // the session is served again, dormant (no agent) until its next message.
@@ -40,7 +51,7 @@ class ServedSession {
     events_ = std::move(lines);
     ended_ = terminated;
   }
-  bool dormant() const { return !rt; }
+  bool dormant() const { return !rt && !ext; }
 
   void Start() {
     translator_.ContinueAfter(static_cast<uint64_t>(count()));
@@ -57,7 +68,13 @@ class ServedSession {
       {
         std::lock_guard lock(mu_);
         stopping_ = true;  // a pump waiting for the store gives up
-        if (!rt) ended_ = true;  // dormant: nothing runs
+        if (!rt && !ext) ended_ = true;  // dormant: nothing runs
+        cv_.notify_all();
+      }
+      if (ext) {
+        ext->Close();  // its session.ended is the last event
+        std::lock_guard lock(mu_);
+        ended_ = true;
         cv_.notify_all();
       }
       if (!rt) {
@@ -73,7 +90,7 @@ class ServedSession {
 
   // What the store keeps of it, for servers that do not run it.
   Json Record(bool ended) const {
-    return {{"sessionId", id},         {"agent", "sepp"},     {"nativeSessionId", native_id},
+    return {{"sessionId", id},         {"agent", agent},      {"nativeSessionId", native_id},
             {"directory", directory},  {"model", model},      {"title", title},
             {"createdAtMs", created_ms}, {"ended", ended}};
   }
@@ -99,20 +116,43 @@ class ServedSession {
     return ended_;
   }
 
+  // One universal event: stored, then shown. An external agent's come
+  // here from its ExternalSession; they are held until Commit() (the
+  // session is claimed in the store only after its agent started, and
+  // nothing may be stored under an id this server did not get).
+  void Append(Json u) {
+    std::lock_guard order(append_mu_);
+    if (holding_) return held_.push_back(std::move(u));
+    AppendInOrder(std::move(u));
+  }
+  void Hold() {
+    std::lock_guard order(append_mu_);
+    holding_ = true;
+  }
+  void Commit() {
+    std::lock_guard order(append_mu_);  // the agent's next event waits for these
+    holding_ = false;
+    for (Json& u : held_) AppendInOrder(std::move(u));
+    held_.clear();
+  }
+
  private:
+  // Under append_mu_: events are stored and shown in their order.
+  void AppendInOrder(Json u) {
+    std::string line = DumpJson(u);
+    // Stored before anyone sees it: a reader never gets an event the
+    // log could not give it again.
+    if (log_) Store(u["sequence"].get<int64_t>(), line);
+    std::lock_guard lock(mu_);
+    events_.push_back(std::move(line));
+    if (u["type"] == "session.ended") ended_ = true;
+    cv_.notify_all();
+  }
+
   void Pump() {
     agent::Event e(agent::EventType::kError);
-    while (sub_->Pop(&e) == runtime::Subscription::Next::kEvent) {
-      for (Json& u : translator_.Translate(e)) {
-        std::string line = DumpJson(u);
-        // Stored before anyone sees it: a reader never gets an event the
-        // log could not give it again.
-        if (log_) Store(u["sequence"].get<int64_t>(), line);
-        std::lock_guard lock(mu_);
-        events_.push_back(std::move(line));
-        cv_.notify_all();
-      }
-    }
+    while (sub_->Pop(&e) == runtime::Subscription::Next::kEvent)
+      for (Json& u : translator_.Translate(e)) Append(std::move(u));
     std::lock_guard lock(mu_);
     ended_ = true;
     cv_.notify_all();
@@ -157,6 +197,9 @@ class ServedSession {
   std::vector<std::string> events_;
   bool ended_ = false;
   bool stopping_ = false;
+  std::mutex append_mu_;  // one Append at a time; guards the two below
+  bool holding_ = false;
+  std::vector<Json> held_;
 };
 
 namespace {
@@ -258,6 +301,10 @@ std::shared_ptr<ServedSession> SessionHub::Revive(const std::string& id, bool ta
   }
   auto s = std::make_shared<ServedSession>(id, options_.log);
   s->native_id = first->value("nativeSessionId", "");
+  s->agent = first->value("agent", "sepp");
+  // An external agent's process ended with the run that started it, and
+  // its adapter's own history is not sepp's to resume: replayed, ended.
+  if (s->agent != "sepp") terminated = true;
   s->directory = first->value("directory", "");
   s->model = first->value("model", "");
   s->title = first->value("title", "");
@@ -290,6 +337,9 @@ std::shared_ptr<ServedSession> SessionHub::TakeOver(const std::string& id) {
 Status SessionHub::Wake(ServedSession& s) {
   std::lock_guard wake(s.wake_mu);
   if (!s.dormant()) return Ok();
+  if (s.agent != "sepp")
+    return Error::Make("session " + s.id + " of agent " + s.agent + " cannot be resumed: its agent's process "
+                       "ended with the server that ran it");
   runtime::SessionOptions o = options_.agent.base;
   o.cwd = s.directory;
   if (options_.agent.policy_for) o.policy = options_.agent.policy_for(o.cwd);
@@ -344,11 +394,20 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
     if (!r->ok()) return Problem(400, problem::kInvalidRequest, r->error().message);
   if (!*agent)
     return Problem(400, problem::kInvalidRequest, "give the agent: {\"agent\": \"sepp\"}");
-  if (**agent != "sepp")
+  const bool external = **agent != "sepp";
+  if (external && !(options_.agents && options_.agents->Find(**agent))) {
+    std::string known = "sepp";
+    if (options_.agents)
+      for (const auto& spec : options_.agents->specs()) known += ", " + spec.id;
     return Problem(400, problem::kUnsupportedAgent,
-                   "the session API runs \"sepp\" only; got \"" + (*agent)->substr(0, 64) +
-                       "\" (external agents such as claude and codex are served over ACP: "
-                       "POST /v1/acp/{server_id}?agent=NAME)");
+                   "no agent \"" + VisibleControls((*agent)->substr(0, 64)) + "\"; this server runs " +
+                       known + " (GET /v1/agents)");
+  }
+  if (external && (*model || (req->contains("mcp") && !(*req)["mcp"].is_null())))
+    return Problem(400, problem::kInvalidRequest,
+                   std::string("\"") + (*model ? "model" : "mcp") + "\" is not supported for agent " +
+                       **agent + " (an external agent takes its model and MCP servers from its own "
+                       "configuration in its home, $SEPP_HOME/agents/home/" + **agent + "); leave it out");
   for (const char* unsupported : {"agentMode", "permissionMode", "variant", "agentVersion", "skills"})
     if (req->contains(unsupported))
       return Problem(400, problem::kInvalidRequest,
@@ -386,6 +445,7 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
     std::lock_guard lock(mu_);
     if (shut_down_) return Problem(503, problem::kInternal, "the server is stopping");
   }
+  if (external) return CreateExternal(id, **agent, dir, title->value_or(""));
   runtime::SessionOptions o = options_.agent.base;
   o.cwd = dir;
   if (options_.agent.policy_for) o.policy = options_.agent.policy_for(dir);
@@ -414,10 +474,57 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   s->model = st.model;
   s->title = title->value_or("");
   s->created_ms = NowMs();
+  return Register(s);
+}
+
+// An external agent's session: its adapter started confined, initialized,
+// a session opened in dir; its events (held until the id is claimed)
+// translated by ExternalSession.
+HubAnswer SessionHub::CreateExternal(const std::string& id, const std::string& agent,
+                                     const fs::path& dir, const std::string& title) {
+  auto s = std::make_shared<ServedSession>(id, options_.log);
+  s->agent = agent;
+  s->Hold();
+  ExternalSessionOptions eo;
+  eo.catalog = options_.agents;
+  eo.agent = agent;
+  eo.workspaces = options_.workspaces;
+  eo.unconfined = options_.agents_unconfined;
+  eo.cwd = dir;
+  eo.session_id = id;
+  eo.start_timeout = options_.request_timeout;
+  eo.max_line = options_.agent.max_line + 1024;
+  ServedSession* raw = s.get();  // the session outlives its ExternalSession (End joins it)
+  eo.sink = [raw](Json u) { raw->Append(std::move(u)); };
+  auto ext = ExternalSession::Start(std::move(eo));
+  if (!ext.ok()) {
+    const std::string& kind = ext.error().kind;
+    return Problem(kind == "not_installed" ? 409 : kind == "timeout" ? 504 : 502,
+                   kind == "not_installed" ? problem::kConflict
+                   : kind == "timeout"     ? problem::kTimeout
+                                           : problem::kStreamError,
+                   "could not start agent " + agent + ": " + ext.error().message);
+  }
+  s->ext = std::move(*ext);
+  s->native_id = s->ext->native_session_id();
+  s->directory = dir.string();
+  s->model = s->ext->model();
+  s->title = title;
+  s->created_ms = NowMs();
+  return Register(s);
+}
+
+// Claims the id in the store and serves the session (its agent runs).
+HubAnswer SessionHub::Register(const std::shared_ptr<ServedSession>& s) {
+  const std::string& id = s->id;
+  auto close = [&] {
+    if (s->rt) s->rt->Close();
+    if (s->ext) s->ext->Close();
+  };
   if (options_.log) {
     Status claimed = options_.log->AddSession(id, s->Record(false));
     if (!claimed.ok()) {
-      s->rt->Close();
+      close();
       if (claimed.error().kind == "exists")
         return Problem(409, problem::kSessionExists,
                        "a session " + id + " exists in the store; pick another id");
@@ -428,16 +535,18 @@ HubAnswer SessionHub::Create(const std::string& id, std::string_view body) {
   {
     std::lock_guard lock(mu_);
     if (shut_down_ || sessions_.count(id)) {  // lost a race with another create
-      s->rt->Close();
+      close();
       return Problem(409, problem::kSessionExists, "a session " + id + " exists");
     }
     sessions_[id] = s;
-    s->Start();
+    if (s->rt) s->Start();
   }
+  if (s->ext) s->Commit();  // its events so far (session.started), then live
   // What serving it again after a restart needs (its events are logged apart).
   if (options_.log)
     (void)options_.log->Append(MetaStream(id), 1, NowMs(),
                                DumpJson({{"nativeSessionId", s->native_id},
+                                         {"agent", s->agent},
                                          {"directory", s->directory},
                                          {"model", s->model},
                                          {"title", s->title},
@@ -472,7 +581,7 @@ HubAnswer SessionHub::List() {
   }
   for (auto& s : all)
     list.push_back({{"sessionId", s->id},
-                    {"agent", "sepp"},
+                    {"agent", s->agent},
                     {"nativeSessionId", s->native_id},
                     {"directory", s->directory},
                     {"model", s->model},
@@ -527,6 +636,13 @@ HubAnswer SessionHub::SendMessage(const std::string& id, std::string_view body) 
                    woke.error().kind == "unavailable" ? problem::kStoreUnavailable
                                                       : problem::kStreamError,
                    woke.error().message);
+  if (s->ext) {  // waits for the running prompt, if any
+    Status sent = s->ext->Prompt(**message);
+    if (!sent.ok()) return Problem(409, problem::kSessionEnded, "session " + id + " has ended");
+    HubAnswer a;
+    a.status = 204;
+    return a;
+  }
   // Busy: the message waits for the running prompt (a follow-up).
   Status st = s->rt->Prompt(**message);
   if (!st.ok() && st.error().kind == "busy") st = s->rt->FollowUp(**message);
@@ -662,6 +778,20 @@ HubAnswer SessionHub::ReplyPermission(const std::string& id, const std::string& 
   if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
   auto reply = OptString(*req, "reply");
   if (!reply.ok()) return Problem(400, problem::kInvalidRequest, reply.error().message);
+  if (s->ext && *reply != "once" && *reply != "always" && *reply != "reject")
+    return Problem(400, problem::kInvalidRequest,
+                   "\"reply\" must be \"once\", \"always\" or \"reject\"");
+  if (s->ext) {
+    Status st = s->ext->AnswerPermission(permission_id, **reply);
+    if (!st.ok() && st.error().kind == "invalid")
+      return Problem(400, problem::kInvalidRequest, st.error().message);
+    if (!st.ok())
+      return Problem(404, problem::kNotFound,
+                     "no pending permission request " + permission_id.substr(0, 128) + " in session " + id);
+    HubAnswer a;
+    a.status = 204;
+    return a;
+  }
   agent::PermissionAnswer answer;
   answer.source = "user";
   if (*reply == "once") {
@@ -696,6 +826,10 @@ HubAnswer SessionHub::ReplyQuestion(const std::string& id, const std::string& qu
   auto req = ObjectBody(body);
   if (!req.ok()) return Problem(400, problem::kInvalidRequest, req.error().message);
   const bool strings = req->contains("answers"), typed = req->contains("values");
+  if (s->agent != "sepp")
+    return Problem(404, problem::kNotFound,
+                   "no pending question " + question_id.substr(0, 128) + " in session " + id + " (agent " +
+                       s->agent + " asks no questions through its ACP adapter)");
   if (strings == typed)
     return Problem(400, problem::kInvalidRequest,
                    "send {\"answers\": [[...], ...]} (one array of strings per field) or "
@@ -720,12 +854,29 @@ HubAnswer SessionHub::ReplyQuestion(const std::string& id, const std::string& qu
 HubAnswer SessionHub::RejectQuestion(const std::string& id, const std::string& question_id) {
   auto s = Find(id);
   if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  if (s->agent != "sepp")
+    return Problem(404, problem::kNotFound,
+                   "no pending question " + question_id.substr(0, 128) + " in session " + id + " (agent " +
+                       s->agent + " asks no questions through its ACP adapter)");
   if (s->dormant())
     return Problem(404, problem::kNotFound,
                    "no pending question " + question_id + " in session " + id +
                        " (its agent is not running: the server was restarted since)");
   Status st = s->rt->DeclineQuestion(question_id);
   if (!st.ok()) return Problem(404, problem::kNotFound, "session " + id + ": " + st.error().message);
+  HubAnswer a;
+  a.status = 204;
+  return a;
+}
+
+HubAnswer SessionHub::Abort(const std::string& id) {
+  auto s = Find(id);
+  if (!s) return Problem(404, problem::kSessionNotFound, "no session " + id);
+  if (s->ext) {
+    (void)s->ext->Cancel();  // session/cancel: its turn ends with stopReason cancelled
+  } else if (s->rt) {
+    s->rt->Abort();
+  }  // dormant: nothing runs
   HubAnswer a;
   a.status = 204;
   return a;

@@ -80,6 +80,9 @@ class SessionHub {
   HubAnswer ReplyQuestion(const std::string& id, const std::string& question_id, std::string_view body);
   // POST /v1/sessions/{id}/questions/{qid}/reject: declined, 204.
   HubAnswer RejectQuestion(const std::string& id, const std::string& question_id);
+  // POST /v1/sessions/{id}/abort: the running prompt (and the queued
+  // ones) end; the session stays open for the next message. 204.
+  HubAnswer Abort(const std::string& id);
   // POST /v1/sessions/{id}/terminate: aborts and ends it (idempotent).
   HubAnswer Terminate(const std::string& id);
   // Ends every session and joins every thread.
@@ -105,6 +108,11 @@ class SessionHub {
   HubAnswer StoredRecord(const std::string& id);
   void StreamStored(const std::string& id, int64_t offset, net::ResponseWriter& w);
   std::optional<std::string> OutsideWorkspaces(const std::filesystem::path& dir);
+  // agent: an external one (external_session.h), run in dir.
+  HubAnswer CreateExternal(const std::string& id, const std::string& agent,
+                           const std::filesystem::path& dir, const std::string& title);
+  // Claims the new session's id in the store and serves it.
+  HubAnswer Register(const std::shared_ptr<ServedSession>& s);
 
   AcpHubOptions options_;
   std::vector<std::filesystem::path> roots_;  // canonical workspaces
