@@ -13,6 +13,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "pg/pg_cluster.h"
@@ -444,6 +446,53 @@ TEST_F(PgStoreTest, TheOutboxIsBoundedAndSaysSoWhenFull) {
   ExpectSameEntries(**back, w);
   EXPECT_EQ((*back)->size(), kept + 1) << "the refused entry is not in the tree";
   EXPECT_EQ(StoredSeqs(w.id()), Iota(kept + 1));
+}
+
+// Another server wrote the session while this one held entries in its
+// outbox (it had lost the database, and with it the lock): the numbers
+// collide, so the outbox is set aside, kept for the user, and never mixed
+// into the other history.
+TEST_F(PgStoreTest, AnOutboxOvertakenByAnotherWriterIsSetAsideNotMixedIn) {
+  runtime::testing::TempHome home;  // this machine's SEPP_HOME
+  auto a = OpenServerStore();
+  ASSERT_TRUE(a);
+  std::string id;
+  {
+    auto s = a->Create({cwd_, "anthropic", "claude-test", ""});
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    id = (*s)->id();
+    ASSERT_TRUE((*s)->AppendMessage(UserMessage("stored")).ok());
+    ASSERT_TRUE(pgtest::SharedCluster()->Stop().ok());
+    ASSERT_TRUE((*s)->AppendMessage(UserMessage("kept here one")).ok());
+    ASSERT_TRUE((*s)->AppendMessage(UserMessage("kept here two")).ok());
+  }
+  ASSERT_TRUE(pgtest::SharedCluster()->Start().ok());
+  std::string other_entry;
+  {
+    runtime::testing::TempHome elsewhere;  // another machine: no outbox there
+    auto b = OpenServerStore();
+    ASSERT_TRUE(b);
+    auto w = b->Open(id, OpenMode::kAppend);
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    auto r = (*w)->AppendMessage(UserMessage("written by the other server"));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    other_entry = *r;
+  }
+  ::setenv("SEPP_HOME", home.home().c_str(), 1);  // back on this machine
+  auto again = a->Open(id, OpenMode::kAppend);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_EQ((*again)->size(), 2u) << "the database's history, not a mix";
+  EXPECT_EQ((*again)->entries()[1].id, other_entry);
+  auto files = OutboxFiles(home.home());
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].filename().string().find(".unstored"), std::string::npos) << files[0];
+  std::ifstream kept(files[0]);
+  std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("kept here one"), std::string::npos) << "kept for the user";
+  EXPECT_NE(text.find("kept here two"), std::string::npos);
+  EXPECT_EQ(StoredSeqs(id), Iota(2));
+  ASSERT_TRUE((*again)->AppendMessage(UserMessage("goes on")).ok());
+  EXPECT_EQ(StoredSeqs(id), Iota(3));
 }
 
 // `sepp sessions --store postgres://…` reads the store `sepp serve --store`
