@@ -10,6 +10,14 @@ using session::StoreKind;
 Result<Stores> OpenStores(const std::string& only) {
   Stores s;
   s.root = session::DefaultSessionsRoot();
+  // A URL names a server's store (postgres://…, as `sepp serve --store`):
+  // that one alone. OpenUrlStore says what it takes if the scheme is wrong.
+  if (only.find("://") != std::string::npos) {
+    auto pg = session::OpenUrlStore(only);
+    if (!pg.ok()) return pg.error();
+    s.open.push_back(std::move(*pg));
+    return s;
+  }
   std::optional<StoreKind> kind;
   if (!only.empty()) {
     Result<StoreKind> k = session::ParseStoreKind(only);

@@ -17,7 +17,9 @@ struct Stores {
 };
 
 // JSONL always (unless `only` names the other kind), SQLite when its
-// database exists (never created just by looking) or `only` is "sqlite".
+// database exists (never created just by looking) or `only` is "sqlite";
+// only the PostgreSQL store when `only` is a postgres://… URL (as given to
+// `sepp serve --store`).
 Result<Stores> OpenStores(const std::string& only);
 
 }  // namespace sepp::app

@@ -2,7 +2,8 @@
 //
 // Sessions live under SeppHome()/sessions (SEPP_HOME overrides ~/.sepp). The
 // command looks in the JSONL store and, when sessions.db exists, the SQLite
-// store too, so ids work wherever a session lives; --store limits it to one.
+// store too, so ids work wherever a session lives; --store limits it to one,
+// or names a PostgreSQL store by its URL (the one `sepp serve --store` uses).
 // IDs accept unique prefixes. Output goes to stdout, errors to stderr.
 // Exit status: 0 done, 1 error (unknown or ambiguous id, locked, I/O),
 // 2 usage.
@@ -124,7 +125,9 @@ int List(Stores& stores, bool all) {
   });
   if (rows.empty()) {
     std::fprintf(stderr, "no sessions %s\n",
-                 all ? ("in " + stores.root.string()).c_str()
+                 all ? ("in " + (stores.open.size() == 1 ? stores.open[0]->location()
+                                                          : stores.root.string()))
+                           .c_str()
                      : ("for " + cwd + " (use --all to see every folder)").c_str());
     return kOk;
   }
@@ -255,7 +258,9 @@ int RunSessionsCommand(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // --store may come after the subcommand too
   std::string store_kind;
-  app.add_option("--store", store_kind, "only look in this store: jsonl or sqlite");
+  app.add_option("--store", store_kind,
+                 "only look in this store: jsonl, sqlite, or a `sepp serve` PostgreSQL store "
+                 "given by its URL, postgres://user@host:port/database (password from PGPASSWORD)");
 
   bool all = false;
   auto* list = app.add_subcommand("list", "sessions of this folder (or --all), newest first");

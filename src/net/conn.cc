@@ -31,6 +31,8 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "base/sigpipe_block.h"
+
 namespace sepp::net {
 namespace {
 
@@ -47,24 +49,6 @@ std::string FirstOpenSslError() {
 std::string Bracketed(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
-
-class SigpipeBlock {
- public:
-  SigpipeBlock() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-  }
-  ~SigpipeBlock() {
-    struct timespec zero = {0, 0};
-    while (sigtimedwait(&set_, nullptr, &zero) > 0) {
-    }
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-
- private:
-  sigset_t set_, old_;
-};
 
 struct Address {
   sockaddr_storage addr;

@@ -12,10 +12,15 @@
 
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #include <openssl/evp.h>
 
+#include <openssl/err.h>
+
+#include "base/sigpipe_block.h"
 #include "session/pg_scram.h"
+#include "session/pg_tls.h"
 
 namespace sepp::session {
 namespace {
@@ -131,8 +136,58 @@ double Left(Clock::time_point deadline) {
 PgConn::~PgConn() {
   if (fd_.valid() && !broken_) {
     std::string bye = Frame('X', "");
-    (void)::send(fd_.get(), bye.data(), bye.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    short want = 0;
+    (void)Write(bye.data(), bye.size(), &want);  // no wait: the socket buffer takes it
   }
+}
+
+ssize_t PgConn::Write(const char* data, size_t n, short* want) {
+  *want = POLLOUT;
+  if (!ssl_) return ::send(fd_.get(), data, n, MSG_NOSIGNAL);
+  SigpipeBlock no_sigpipe;  // OpenSSL writes with write(2)
+  ERR_clear_error();
+  int rc = SSL_write(ssl_.get(), data, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+  if (rc > 0) return rc;
+  return TlsWouldBlock(rc, want);
+}
+
+ssize_t PgConn::Read(char* buf, size_t n, short* want) {
+  *want = POLLIN;
+  if (!ssl_) return ::recv(fd_.get(), buf, n, 0);
+  SigpipeBlock no_sigpipe;  // a read may write (a key update, an alert)
+  ERR_clear_error();
+  int rc = SSL_read(ssl_.get(), buf, static_cast<int>(std::min<size_t>(n, 1 << 30)));
+  if (rc > 0) return rc;
+  return TlsWouldBlock(rc, want);
+}
+
+// SSL_read/SSL_write's failure as the socket calls': -1 with EAGAIN and
+// *want set when it must wait, 0 when the peer closed, -1 with EPROTO else.
+ssize_t PgConn::TlsWouldBlock(int rc, short* want) {
+  switch (SSL_get_error(ssl_.get(), rc)) {
+    case SSL_ERROR_WANT_READ:
+      *want = POLLIN;
+      errno = EAGAIN;
+      return -1;
+    case SSL_ERROR_WANT_WRITE:
+      *want = POLLOUT;
+      errno = EAGAIN;
+      return -1;
+    case SSL_ERROR_ZERO_RETURN:
+      return 0;
+    case SSL_ERROR_SYSCALL:
+      if (errno == 0) return 0;  // EOF without close_notify
+      return -1;
+    default:
+      tls_error_ = SslErrorText();
+      errno = EPROTO;
+      return -1;
+  }
+}
+
+std::string PgConn::IoErrorText() {
+  if (errno == EPROTO && !tls_error_.empty()) return "TLS: " + std::exchange(tls_error_, "");
+  return ErrnoText(errno);
 }
 
 Error PgConn::Broken(std::string what) {
@@ -144,6 +199,9 @@ Error PgConn::Broken(std::string what) {
 Result<std::unique_ptr<PgConn>> PgConn::Connect(const PgConfig& config) {
   std::unique_ptr<PgConn> c(new PgConn(config));
   if (Status s = c->Dial(); !s.ok()) return s.error();
+  auto tls = StartPgTls(c->fd_.get(), config, config.connect_timeout_s);
+  if (!tls.ok()) return tls.error();
+  c->ssl_ = std::move(*tls);
   if (Status s = c->Startup(); !s.ok()) return s.error();
   return c;
 }
@@ -200,14 +258,16 @@ Status PgConn::Dial() {
 Status PgConn::Send(std::string_view bytes) {
   auto deadline = After(config_.statement_timeout_s);
   while (!bytes.empty()) {
-    ssize_t n = ::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    short want = POLLOUT;
+    ssize_t n = Write(bytes.data(), bytes.size(), &want);
     if (n > 0) {
       bytes.remove_prefix(static_cast<size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN) return Broken("sending: " + ErrnoText(errno));
-    pollfd p{fd_.get(), POLLOUT, 0};
+    if (n == 0) return Broken("the server closed the connection");
+    if (n < 0 && errno != EAGAIN) return Broken("sending: " + IoErrorText());
+    pollfd p{fd_.get(), want, 0};
     double left = Left(deadline);
     if (left <= 0 || ::poll(&p, 1, static_cast<int>(left * 1000) + 1) == 0)
       return Broken("timed out sending to the server");
@@ -235,7 +295,19 @@ Result<PgConn::Message> PgConn::Receive(double timeout_s, int wake_fd, bool* wok
     // rows is thousands of messages in one buffer).
     in_.erase(0, in_pos_);
     in_pos_ = 0;
-    pollfd p[2] = {{fd_.get(), POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    char buf[65536];
+    short want = POLLIN;
+    // TLS may hold decrypted bytes the socket no longer shows: read first.
+    if (ssl_) {
+      ssize_t got = Read(buf, sizeof buf, &want);
+      if (got > 0) {
+        in_.append(buf, static_cast<size_t>(got));
+        continue;
+      }
+      if (got == 0) return Broken("the server closed the connection");
+      if (errno != EAGAIN && errno != EINTR) return Broken("receiving: " + IoErrorText());
+    }
+    pollfd p[2] = {{fd_.get(), want, 0}, {wake_fd, POLLIN, 0}};
     double left = Left(deadline);
     int n = ::poll(p, wake_fd >= 0 ? 2 : 1, left <= 0 ? 0 : static_cast<int>(left * 1000) + 1);
     if (n < 0 && errno == EINTR) continue;
@@ -249,12 +321,12 @@ Result<PgConn::Message> PgConn::Receive(double timeout_s, int wake_fd, bool* wok
       return Broken("timed out after " + std::to_string(static_cast<int>(timeout_s)) +
                     " s waiting for the server (statement_timeout)");
     }
-    char buf[65536];
-    ssize_t got = ::recv(fd_.get(), buf, sizeof buf, 0);
+    if (ssl_) continue;  // read at the top
+    ssize_t got = Read(buf, sizeof buf, &want);
     if (got == 0) return Broken("the server closed the connection");
     if (got < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
-      return Broken("receiving: " + ErrnoText(errno));
+      return Broken("receiving: " + IoErrorText());
     }
     in_.append(buf, static_cast<size_t>(got));
   }
@@ -271,6 +343,10 @@ Status PgConn::Startup() {
   PutString(body, config_.application_name);
   PutString(body, "client_encoding");
   PutString(body, "UTF8");
+  if (!config_.synchronous_commit.empty()) {  // a run-time parameter, for this connection
+    PutString(body, "synchronous_commit");
+    PutString(body, config_.synchronous_commit);
+  }
   body.push_back('\0');
   std::string msg;
   PutInt32(msg, static_cast<int32_t>(body.size() + 4));

@@ -8,8 +8,8 @@
 // simple query protocol (Exec) and the extended one with text parameters
 // (Query, each statement parsed once per connection and kept by name);
 // LISTEN/NOTIFY (notifications that arrive during a query are queued for
-// WaitNotifications). No TLS, no COPY: the store talks to a database on
-// the same machine or a trusted network.
+// WaitNotifications); TLS over TCP as the URL's sslmode asks (pg_tls.h).
+// No COPY, no client certificates.
 //
 // Every wait is bounded by the config's timeouts. An I/O failure or a
 // protocol violation marks the connection broken(): it is never used again
@@ -26,10 +26,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 #include "base/fd.h"
 #include "base/result.h"
+#include "session/pg_tls.h"
 #include "session/pg_url.h"
 
 namespace sepp::session {
@@ -87,9 +89,17 @@ class PgConn {
   // Reads up to ReadyForQuery, collecting rows and the first error.
   Result<PgRows> Collect();
   Error Broken(std::string what);
+  // One send/recv, through TLS when it is on: bytes moved, 0 when the peer
+  // closed, -1 with errno (EAGAIN: wait for *want on the socket).
+  ssize_t Write(const char* data, size_t n, short* want);
+  ssize_t Read(char* buf, size_t n, short* want);
+  ssize_t TlsWouldBlock(int rc, short* want);
+  std::string IoErrorText();  // errno's text, or OpenSSL's for EPROTO
 
   PgConfig config_;
   UniqueFd fd_;
+  SslPtr ssl_;  // null for a plain connection
+  std::string tls_error_;
   bool broken_ = false;
   int32_t backend_pid_ = 0;
   std::string in_;     // received; parsed up to in_pos_

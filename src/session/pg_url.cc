@@ -158,6 +158,32 @@ Result<PgConfig> ParsePgUrl(std::string_view url) {
       auto s = Number(*value, key, 1, 3600);
       if (!s.ok()) return s.error();
       (key == "connect_timeout" ? c.connect_timeout_s : c.statement_timeout_s) = *s;
+    } else if (key == "sslmode") {
+      static const std::pair<const char*, PgSslMode> kModes[] = {
+          {"disable", PgSslMode::kDisable},   {"prefer", PgSslMode::kPrefer},
+          {"require", PgSslMode::kRequire},   {"verify-ca", PgSslMode::kVerifyCa},
+          {"verify-full", PgSslMode::kVerifyFull}};
+      bool known = false;
+      for (const auto& [name, mode] : kModes)
+        if (*value == name) c.ssl_mode = mode, known = true;
+      if (!known)
+        return Error::Make("the store URL's sslmode \"" + value->substr(0, 32) +
+                               "\" is not one sepp speaks (disable, prefer, require, verify-ca, "
+                               "verify-full)",
+                           "invalid_argument");
+    } else if (key == "synchronous_commit") {
+      if (*value != "on" && *value != "off" && *value != "local" && *value != "remote_write" &&
+          *value != "remote_apply")
+        return Error::Make("the store URL's synchronous_commit must be on, off, local, "
+                           "remote_write or remote_apply",
+                           "invalid_argument");
+      c.synchronous_commit = *value;
+    } else if (key == "sslrootcert") {
+      c.ssl_root_cert = *value;
+    } else if (key == "outbox_kb") {
+      auto n = Number(*value, key, 1, 1 << 20);
+      if (!n.ok()) return n.error();
+      c.outbox_max_bytes = static_cast<size_t>(*n) << 10;
     } else if (key == "pool_size") {
       auto n = Number(*value, key, 1, 64);
       if (!n.ok()) return n.error();
@@ -165,11 +191,16 @@ Result<PgConfig> ParsePgUrl(std::string_view url) {
     } else {
       return Error::Make("the store URL has an unknown parameter \"" + key.substr(0, 32) +
                              "\" (known: host, port, user, password, dbname, connect_timeout, "
-                             "statement_timeout, pool_size, application_name)",
+                             "statement_timeout, pool_size, application_name, outbox_kb, sslmode, "
+                             "sslrootcert, synchronous_commit)",
                          "invalid_argument");
     }
   }
   if (c.host.empty()) c.host = "/var/run/postgresql";
+  if (c.ssl_root_cert.empty()) {
+    const char* home = std::getenv("HOME");
+    if (home && *home) c.ssl_root_cert = std::string(home) + "/.postgresql/root.crt";
+  }
   if (c.user.empty()) c.user = CurrentUser();
   if (c.database.empty()) c.database = c.user;
   if (c.password.empty())

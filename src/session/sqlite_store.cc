@@ -28,11 +28,11 @@
 
 #include "base/clock.h"
 #include "base/fd.h"
-#include "base/log.h"
 #include "base/strings.h"
 #include "session/entry_codec.h"
 #include "sqlite/sqlite_db.h"
 #include "session/store.h"
+#include "session/table_rows.h"
 #include "session/writer_lock.h"
 
 namespace fs = std::filesystem;
@@ -364,36 +364,23 @@ class SqliteStore : public Store {
     if (!row.ok()) return row.error();
     if (!*row) return Error::Make("session " + id + " no longer exists", "not_found");
     std::string what = "session " + id + " in " + file_.string();
-    Result<Json> hj = ParseRecord(h->Text(0));
-    if (!hj.ok()) return Error::Make(what + " has an unreadable header: " + hj.error().message,
-                                     "invalid_header");
-    Result<SessionHeader> header = HeaderFromJson(std::move(*hj));
-    if (!header.ok()) return Error::Make(what + ": " + header.error().message, "invalid_header");
+    Result<SessionHeader> header = HeaderFromRow(h->Text(0), what);
+    if (!header.ok()) return header.error();
 
     auto q = SqliteStmt::Prepare(*db_,
                                  "SELECT seq, json FROM entries WHERE session_id = ? ORDER BY seq");
     if (!q.ok()) return q.error();
     q->Bind(1, id);
-    std::vector<Entry> entries;
-    int64_t next_seq = 0;
-    size_t bad = 0;
-    MessageStats stats;
+    EntryRows rows;
     for (;;) {
       Result<bool> r = q->Step();
       if (!r.ok()) return r.error();
       if (!*r) break;
-      next_seq = q->Int(0) + 1;
-      Result<Entry> e = EntryFromText(q->Text(1));
-      if (!e.ok()) {
-        ++bad;
-        continue;
-      }
-      AddToMessageStats(stats, *e);
-      entries.push_back(std::move(*e));
+      rows.Add(q->Int(0), q->Text(1));
     }
-    if (bad) log::Warn(what + ": skipped " + std::to_string(bad) + " unreadable entries");
-    return MakeSession(std::move(*header), std::move(entries), std::move(lock), next_seq,
-                       std::move(stats));
+    rows.Finish(what);
+    return MakeSession(std::move(*header), std::move(rows.entries), std::move(lock), rows.next_seq,
+                       std::move(rows.stats));
   }
 
   Result<std::unique_ptr<Session>> MakeSession(SessionHeader header, std::vector<Entry> entries,

@@ -1,6 +1,7 @@
 #include "pg/pg_cluster.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -101,8 +102,12 @@ Status PgCluster::Run(const std::string& what, const std::vector<std::string>& a
                      "\nserver log: " + server_log());
 }
 
-Status PgCluster::Start() {
-  if (running_) return Ok();
+void PgCluster::GiveToServer(const std::string& path, unsigned mode) const {
+  if (geteuid() == 0) (void)!::chown(path.c_str(), kNobody, kNobody);
+  ::chmod(path.c_str(), mode);
+}
+
+Status PgCluster::Init() {
   std::string data = dir_ + "/data";
   if (!initialised_) {
     std::string pwfile = dir_ + "/pw";
@@ -122,6 +127,13 @@ Status PgCluster::Start() {
     conf << extra_conf_;
     initialised_ = true;
   }
+  return Ok();
+}
+
+Status PgCluster::Start() {
+  if (running_) return Ok();
+  if (Status s = Init(); !s.ok()) return s;
+  std::string data = dir_ + "/data";
   if (Status s = Run("pg_ctl-start", {std::string(kBin) + "/pg_ctl", "-D", data, "-l",
                                       dir_ + "/server.log", "-w", "-t", "60", "start"});
       !s.ok())

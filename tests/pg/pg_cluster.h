@@ -27,7 +27,10 @@ class PgCluster {
   explicit PgCluster(std::string extra_conf = kTestConf);
   ~PgCluster();  // stops the server, removes the folder
 
-  Status Start();  // initdb on first use, then pg_ctl start (waits until ready)
+  // initdb and postgresql.conf, once; Start does it when not done. Files
+  // the conf names by relative paths go in data_dir() between the two.
+  Status Init();
+  Status Start();  // Init on first use, then pg_ctl start (waits until ready)
   Status Stop();   // pg_ctl stop -m fast (waits until gone)
 
   int port() const { return port_; }
@@ -38,6 +41,10 @@ class PgCluster {
   // the url; SCRAM).
   std::string tcp_url(bool with_password) const;
   const std::string& dir() const { return dir_; }
+  std::string data_dir() const { return dir_ + "/data"; }
+  // Makes path the server's own (under root the server runs as nobody),
+  // with mode: for files it must read, such as a TLS key (0600).
+  void GiveToServer(const std::string& path, unsigned mode) const;
   std::string server_log() const;
 
  private:

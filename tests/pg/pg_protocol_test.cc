@@ -52,6 +52,15 @@ TEST(PgUrl, ReadsEveryForm) {
   EXPECT_EQ(bare->host, "/var/run/postgresql");
   EXPECT_FALSE(bare->user.empty());
   EXPECT_EQ(bare->database, bare->user);
+  EXPECT_EQ(bare->ssl_mode, PgSslMode::kPrefer) << "libpq's default";
+
+  auto tls = ParsePgUrl("postgres://u@db/d?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem"
+                        "&synchronous_commit=off&outbox_kb=128");
+  ASSERT_TRUE(tls.ok()) << tls.error().message;
+  EXPECT_EQ(tls->ssl_mode, PgSslMode::kVerifyFull);
+  EXPECT_EQ(tls->ssl_root_cert, "/etc/ca.pem");
+  EXPECT_EQ(tls->synchronous_commit, "off");
+  EXPECT_EQ(tls->outbox_max_bytes, 128u << 10);
 }
 
 TEST(PgUrl, RefusesHostileUrlsSayingWhy) {
@@ -66,7 +75,11 @@ TEST(PgUrl, RefusesHostileUrlsSayingWhy) {
       {"postgres://u%zz@h/d", "percent escape"},
       {"postgres://u@h/d%4", "percent escape"},
       {"postgres://u@[::1/d", "without ']'"},
-      {"postgres://u@h/d?sslmode=require", "unknown parameter"},
+      {"postgres://u@h/d?sslcert=client.crt", "unknown parameter"},
+      {"postgres://u@h/d?sslmode=allow", "verify-full"},
+      {"postgres://u@h/d?sslmode=", "not one sepp speaks"},
+      {"postgres://u@h/d?synchronous_commit=maybe", "on, off, local"},
+      {"postgres://u@h/d?outbox_kb=0", "between 1 and"},
       {"postgres://u@h/d?pool_size=0", "between 1 and 64"},
       {"postgres://u@h/d?connect_timeout=99999999999", "not a number"},
   };
@@ -158,6 +171,21 @@ TEST_F(PgConnTest, QueriesWithParametersOverTheSocket) {
   auto null = (*c)->Query("SELECT NULL::text", {});
   ASSERT_TRUE(null.ok());
   EXPECT_FALSE(null->rows[0][0].has_value());
+}
+
+// The URL's synchronous_commit is set for sepp's connection only (a startup
+// parameter), not for the server.
+TEST_F(PgConnTest, TheUrlsSynchronousCommitIsThisConnectionsOwn) {
+  // The test cluster runs with synchronous_commit = off (kTestConf).
+  auto local = PgConn::Connect(Config(pgtest::SharedCluster()->socket_url() + "?synchronous_commit=local"));
+  ASSERT_TRUE(local.ok()) << local.error().message;
+  auto plain = PgConn::Connect(Config(pgtest::SharedCluster()->socket_url()));
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  auto a = (*local)->Exec("SHOW synchronous_commit");
+  auto b = (*plain)->Exec("SHOW synchronous_commit");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->rows[0][0], "local");
+  EXPECT_EQ(b->rows[0][0], "off");
 }
 
 TEST_F(PgConnTest, ServerErrorsCarryTheirStateAndLeaveTheConnectionUsable) {
@@ -256,6 +284,7 @@ class FakePg {
     c.database = "d";
     c.password = "pw";
     c.connect_timeout_s = 5;
+    c.ssl_mode = PgSslMode::kDisable;  // the startup message comes first
     return c;
   }
 
@@ -283,6 +312,30 @@ TEST(PgHostileServer, BrokenAnswersGiveClearErrors) {
     auto r = PgConn::Connect(server.config());
     ASSERT_FALSE(r.ok());
     EXPECT_NE(r.error().message.find(c.says), std::string::npos) << r.error().message;
+  }
+  // The TLS request (sslmode prefer and up) answered wrongly.
+  struct TlsCase {
+    std::string reply;
+    PgSslMode mode;
+    const char* says;
+    const char* kind;
+  } tls_cases[] = {
+      {"R", PgSslMode::kPrefer, "answered the TLS request with byte 0x52", "unavailable"},
+      {"", PgSslMode::kRequire, "hung up when asked for TLS", "unavailable"},
+      {"N", PgSslMode::kRequire, "does not offer TLS", "tls"},
+      {"N", PgSslMode::kPrefer, "closed the connection", "unavailable"},  // plain, then nothing
+      {"Sthis is no TLS record at all", PgSslMode::kRequire, "TLS handshake failed", "tls"},
+      {"S", PgSslMode::kVerifyFull, "TLS", "unavailable"},  // hangs up mid-handshake
+  };
+  for (const auto& c : tls_cases) {
+    FakePg server(c.reply);
+    PgConfig config = server.config();
+    config.ssl_mode = c.mode;
+    config.ssl_root_cert = "system";
+    auto r = PgConn::Connect(config);
+    ASSERT_FALSE(r.ok()) << c.reply;
+    EXPECT_NE(r.error().message.find(c.says), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().kind, c.kind) << r.error().message;
   }
 }
 

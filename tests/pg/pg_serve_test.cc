@@ -369,6 +369,30 @@ TEST_F(PgServe, ARestartOfPostgresMidPromptLosesAndDoublesNothing) {
     EXPECT_EQ(on_b[i]["sequence"], i + 1) << "gap-free, once each";
     EXPECT_EQ(on_b[i], on_a[i]);
   }
+  // The session tree too: the prompt made while the database was away was
+  // kept in A's outbox and is stored, in order and once, when it is back.
+  EXPECT_NE(a_->stderr_text().find("keeps its entries in"), std::string::npos)
+      << a_->stderr_text();
+  auto listed = ParseJson(Get(*b_, "/v1/sessions").body);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ((*listed)["sessions"].size(), 1u);
+  std::string native = (*listed)["sessions"][0]["nativeSessionId"];
+  auto store = session::OpenUrlStore(url());
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const std::vector<std::string> want = {"one", "Before the restart.", "two", "During it."};
+  std::vector<std::string> texts;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (texts != want && std::chrono::steady_clock::now() < until) {
+    texts.clear();
+    auto tree = (*store)->Open(native, session::OpenMode::kReadOnly);
+    ASSERT_TRUE(tree.ok()) << tree.error().message;
+    for (const auto& e : (*tree)->entries())
+      if (e.type == "message") texts.push_back(e.data["message"]["content"][0].value("text", ""));
+    if (texts != want) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(texts, want);
+  EXPECT_EQ(a_->stderr_text().find("the run goes on unsaved"), std::string::npos)
+      << a_->stderr_text();
 }
 
 TEST_F(PgServe, ADatabaseThatGoesAwayGets503AndTheServerRecovers) {
