@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/sha256.h"
 #include "sidecar/chunker.h"
+#include "sidecar/store_sql.h"
 #include "sqlite/fts_query.h"
 
 namespace sepp::sidecar {
@@ -36,12 +37,7 @@ CREATE TRIGGER IF NOT EXISTS context_chunks_ad AFTER DELETE ON context_chunks BE
   INSERT INTO context_chunks_fts(context_chunks_fts, rowid, title, content)
   VALUES ('delete', old.rowid, old.title, old.content);
 END;
-PRAGMA user_version = 1;
 )sql";
-
-// The scope as SQL: ?P is the project, ?S the session ("" or whole
-// project: every session of it).
-constexpr const char* kScopeWhere = "s.project = ?1 AND (?2 = '' OR s.session_id = ?2)";
 
 std::string NewSourceId() {
   static std::mutex mu;
@@ -68,6 +64,8 @@ int64_t Lines(std::string_view text) {
   return text.back() == '\n' ? n : n + 1;
 }
 
+}  // namespace
+
 SourceInfo ReadSource(const SqliteStmt& q) {
   SourceInfo s;
   s.id = q.Text(0);
@@ -81,12 +79,6 @@ SourceInfo ReadSource(const SqliteStmt& q) {
   s.content_hash = q.Text(8);
   return s;
 }
-
-constexpr const char* kSourceColumns =
-    "s.id, s.tool_name, s.input_summary, s.session_id, s.created_ms, s.byte_count, "
-    "s.line_count, s.chunk_count, s.content_hash";
-
-}  // namespace
 
 std::string ChunkId(const std::string& source_id, int64_t ordinal) {
   char n[24];
@@ -107,7 +99,28 @@ Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& file, Re
 
 Status Store::Init() {
   if (Status s = db_->Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
-  return db_->Exec(kSchema);
+  if (Status s = db_->Exec(kSchema); !s.ok()) return s;
+  // Version 2: what each source's captures took in and returned
+  // (context_stats). A version-1 file gains the columns, zero for old rows.
+  auto v = SqliteStmt::Prepare(*db_, "PRAGMA user_version");
+  if (!v.ok()) return v.error();
+  auto row = v->Step();
+  if (!row.ok()) return row.error();
+  int64_t version = *row ? v->Int(0) : 0;
+  v->Reset();
+  if (version >= 2) return Ok();
+  auto cols = SqliteStmt::Prepare(*db_, "SELECT 1 FROM pragma_table_info('context_sources') WHERE name = 'captured_bytes'");
+  if (!cols.ok()) return cols.error();
+  auto has = cols->Step();
+  if (!has.ok()) return has.error();
+  if (!*has) {
+    if (Status s = db_->Exec(
+            "ALTER TABLE context_sources ADD COLUMN captured_bytes INTEGER NOT NULL DEFAULT 0;"
+            "ALTER TABLE context_sources ADD COLUMN returned_bytes INTEGER NOT NULL DEFAULT 0;");
+        !s.ok())
+      return s;
+  }
+  return db_->Exec("PRAGMA user_version = 2");
 }
 
 Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
@@ -159,6 +172,7 @@ Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
     if (Status st = chunk->Run(); !st.ok()) return st.error();
   }
   if (Status st = txn.Commit(); !st.ok()) return st.error();
+  RetainAfterPut(s.byte_count);
   return s;
 }
 
@@ -265,6 +279,23 @@ Result<int64_t> DeleteSources(SqliteDb& db, SqliteStmt& select) {
 
 Result<int64_t> Store::ApplyRetention() {
   std::lock_guard<std::mutex> lock(mu_);
+  return ApplyRetentionLocked();
+}
+
+void Store::RetainAfterPut(int64_t added) {
+  added_since_retention_ += added;
+  bool hour = NowMs() - retained_ms_ >= 3600 * 1000ll;
+  bool eighth = retention_.max_total_bytes > 0 &&
+                added_since_retention_ * 8 >= retention_.max_total_bytes;
+  if (!hour && !eighth) return;
+  // A failure here is not the Put's: the source is stored; the next
+  // Put (or the next Open) tries again.
+  (void)ApplyRetentionLocked();
+}
+
+Result<int64_t> Store::ApplyRetentionLocked() {
+  retained_ms_ = NowMs();
+  added_since_retention_ = 0;
   int64_t gone = 0;
   if (retention_.max_age_days > 0) {
     auto q = SqliteStmt::Prepare(*db_, "SELECT id FROM context_sources WHERE created_ms < ?1");
@@ -289,11 +320,20 @@ Result<int64_t> Store::ApplyRetention() {
 }
 
 Result<int64_t> Store::Purge(const Scope& scope, bool whole_project) {
+  PurgeOptions o;
+  o.whole_project = whole_project;
+  return PurgeWhere(scope, o);
+}
+
+Result<int64_t> Store::PurgeWhere(const Scope& scope, const PurgeOptions& o) {
   std::lock_guard<std::mutex> lock(mu_);
   auto q = SqliteStmt::Prepare(*db_, (std::string("SELECT s.id FROM context_sources s WHERE ") +
-                                      kScopeWhere).c_str());
+                                      kScopeWhere +
+                                      " AND (?3 = '' OR s.id = ?3) AND (?4 = '' OR s.session_id = ?4)"
+                                      " AND (?5 = 0 OR s.created_ms < ?5)").c_str());
   if (!q.ok()) return q.error();
-  q->Bind(1, scope.project).Bind(2, whole_project ? std::string() : scope.session_id);
+  q->Bind(1, scope.project).Bind(2, o.whole_project ? std::string() : scope.session_id)
+      .Bind(3, o.source_id).Bind(4, o.session_id).Bind(5, o.older_than_ms);
   return DeleteSources(*db_, *q);
 }
 
