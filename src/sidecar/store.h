@@ -7,10 +7,11 @@
 //                   tool_name TEXT, input_summary TEXT, created_ms INTEGER,
 //                   byte_count INTEGER, line_count INTEGER,
 //                   chunk_count INTEGER, content_hash TEXT,
-//                   captured_bytes INTEGER, returned_bytes INTEGER)
+//                   captured_bytes INTEGER, returned_bytes INTEGER,
+//                   chunks_id TEXT)
 //     (captured/returned: what the captures of this source took in and
-//     what their receipts put in the context, for context_stats; version 2
-//     added them)
+//     what their receipts put in the context, for context_stats; chunks_id:
+//     the source whose chunks hold the content; version 2 added them)
 //   context_chunks(rowid INTEGER PRIMARY KEY, source_id TEXT, ordinal INTEGER,
 //                  title TEXT, content TEXT, UNIQUE(source_id, ordinal))
 //   context_chunks_fts USING fts5(title, content), external content
@@ -20,8 +21,10 @@
 // Every read names its scope and only ever sees rows of that project (and,
 // unless widened, that session): the scope is part of each statement's
 // WHERE clause, never a filter applied afterwards. A source stored twice in
-// one scope (same sha256) is stored once and reused (dedupe). Old sources go
-// by age (retention) and, oldest first, by total size.
+// one scope (same sha256) is reused; stored by another scope, it gets its
+// own source row sharing the chunks already stored (dedupe: the content is
+// stored once; chunks go with the last source that uses them). Old sources
+// go by age (retention) and, oldest first, by total size.
 //
 // Thread-safe: one connection behind a mutex (tool calls run in parallel);
 // other sepp processes share the file through WAL and the busy timeout.
@@ -105,7 +108,7 @@ struct ListPage {
 struct StoreStats {
   int64_t sources = 0;
   int64_t chunks = 0;
-  int64_t stored_bytes = 0;    // once per source (dedupe: a repeat is not stored again)
+  int64_t stored_bytes = 0;    // the sources' sizes (a repeat in a session is not counted again)
   int64_t captured_bytes = 0;  // every capture, repeats included
   int64_t returned_bytes = 0;  // the receipts that went into the context instead
   int64_t oldest_ms = 0, newest_ms = 0;  // 0 when empty

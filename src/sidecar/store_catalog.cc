@@ -83,8 +83,8 @@ Result<ListPage> Store::List(const Scope& scope, const ListOptions& o) {
   // 4 KiB chunk is not copied out for 240 bytes (cut again on a UTF-8
   // boundary below: substr counts characters, not bytes).
   auto q = SqliteStmt::Prepare(*db_, (std::string("SELECT ") + kSourceColumns +
-                                      ", (SELECT c.title FROM context_chunks c WHERE c.source_id = s.id AND c.ordinal = 1)"
-                                      ", (SELECT substr(c.content, 1, 240) FROM context_chunks c WHERE c.source_id = s.id AND c.ordinal = 1)" +
+                                      ", (SELECT c.title FROM context_chunks c WHERE c.source_id = s.chunks_id AND c.ordinal = 1)"
+                                      ", (SELECT substr(c.content, 1, 240) FROM context_chunks c WHERE c.source_id = s.chunks_id AND c.ordinal = 1)" +
                                       where + " ORDER BY s.created_ms DESC, s.rowid DESC LIMIT ?8 OFFSET ?9")
                                          .c_str());
   if (!q.ok()) return q.error();

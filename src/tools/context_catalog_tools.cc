@@ -150,7 +150,7 @@ ToolResult RunStats(Sidecar& sc, const Json& args) {
   r.text = "Context sidecar: enabled\nScope: " + ScopeName(*global) + ", project " + sc.scope().project +
            "\nSources: " + std::to_string(st->sources) + " • Chunks: " + std::to_string(st->chunks) +
            "\nStored: " + HumanBytes(static_cast<uint64_t>(st->stored_bytes)) +
-           " (an output captured again in the same session reuses the stored copy)" +
+           " (this scope's sources; the same output is stored once, whoever captures it)" +
            "\nCaptured: " + HumanBytes(static_cast<uint64_t>(st->captured_bytes)) +
            " • Returned to the context (receipts): " + HumanBytes(static_cast<uint64_t>(st->returned_bytes)) +
            " • Kept out: " + HumanBytes(static_cast<uint64_t>(kept_out)) + " (reduction " + pct + ")";

@@ -164,6 +164,72 @@ TEST(Catalog, AVersionOneFileGainsTheNewColumnsAndKeepsItsSources) {
   EXPECT_TRUE(Store::Open(file).ok());
 }
 
+int64_t CountChunkRows(const fs::path& file) {
+  auto db = sqlite::SqliteDb::Open(file);
+  auto q = sqlite::SqliteStmt::Prepare(**db, "SELECT COUNT(*) FROM context_chunks");
+  auto row = q->Step();
+  return row.ok() && *row ? q->Int(0) : -1;
+}
+
+// Dedupe: the same output stored by another session or another project is
+// one set of chunks (and index rows) shared by their sources; each scope
+// still sees only its own source, and the chunks go with the last of them.
+TEST(Catalog, TheSameOutputIsStoredOnceWhoeverStoresIt) {
+  Dir dir;
+  fs::path file = dir.path() / "context.db";
+  auto store = Store::Open(file);
+  ASSERT_TRUE(store.ok());
+  std::string text = Lines(2000, "shared") + "RARE_dedupe_word\n";
+  Scope a1{"/proj/a", "s1"}, a2{"/proj/a", "s2"}, b1{"/proj/b", "s1"};
+  auto first = (*store)->Put(a1, "bash", "", text);
+  ASSERT_TRUE(first.ok());
+  int64_t rows = CountChunkRows(file);
+  ASSERT_EQ(rows, first->chunk_count);
+  auto second = (*store)->Put(a2, "bash", "", text);
+  auto third = (*store)->Put(b1, "grep", "", text);
+  ASSERT_TRUE(second.ok() && third.ok());
+  EXPECT_NE(second->id, first->id);
+  EXPECT_EQ(second->chunk_count, first->chunk_count);
+  EXPECT_EQ(CountChunkRows(file), rows);  // stored once
+  // Each scope reads its own source, whole, under its own id.
+  for (auto [scope, id] : {std::pair{a1, first->id}, std::pair{a2, second->id}, std::pair{b1, third->id}}) {
+    auto chunks = (*store)->Chunks(scope, id, 1, 100000, false);
+    ASSERT_TRUE(chunks.ok());
+    std::string joined;
+    for (const auto& c : *chunks) {
+      EXPECT_EQ(c.source_id, id);
+      joined += c.content;
+    }
+    EXPECT_EQ(joined, text);
+    auto hits = (*store)->Search(scope, "RARE_dedupe_word", {});
+    ASSERT_EQ(hits->size(), 1u);
+    EXPECT_EQ((*hits)[0].source_id, id);
+  }
+  // The project b sees nothing of a's sources, shared chunks or not.
+  SearchOptions wide;
+  wide.whole_project = true;
+  auto b_hits = (*store)->Search(b1, "RARE_dedupe_word", wide);
+  ASSERT_EQ(b_hits->size(), 1u);
+  EXPECT_EQ((*b_hits)[0].source_id, third->id);
+  EXPECT_TRUE((*store)->Chunks(b1, first->id, 1, 100, true)->empty());
+  // The first (the chunks' owner) goes: the others still read everything.
+  PurgeOptions owner;
+  owner.source_id = first->id;
+  ASSERT_EQ((*store)->PurgeWhere(a1, owner).value(), 1);
+  EXPECT_EQ(CountChunkRows(file), rows);
+  EXPECT_EQ((*store)->Chunks(a2, second->id, 1, 100000, false)->size(), static_cast<size_t>(rows));
+  // The last one goes: so do the chunks and their index rows.
+  ASSERT_EQ((*store)->Purge(a2, false).value(), 1);
+  ASSERT_EQ((*store)->Purge(b1, true).value(), 1);
+  EXPECT_EQ(CountChunkRows(file), 0);
+  EXPECT_TRUE((*store)->Search(b1, "RARE_dedupe_word", wide)->empty());
+  // Stored again after that: stored anew.
+  auto again = (*store)->Put(b1, "bash", "", text);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(CountChunkRows(file), rows);
+  EXPECT_EQ((*store)->Search(b1, "RARE_dedupe_word", {})->size(), 1u);
+}
+
 class EnvGuard {
  public:
   explicit EnvGuard(const char* name) : name_(name) {
