@@ -17,6 +17,7 @@
 #include "base/terminal_text.h"
 #include "base/clock.h"
 #include "base/file.h"
+#include "base/paths.h"
 #include "base/strings.h"
 #include "ext/resources.h"
 #include "ext/skills/skill_folders.h"
@@ -28,6 +29,7 @@
 #include "agent/question_tool.h"
 #include "runtime/session_binding.h"
 #include "runtime/user_bash.h"
+#include "tools/git_egress.h"
 #include "tools/process_tools.h"
 #include "tools/search_tools.h"
 #include "tools/tool.h"
@@ -797,6 +799,11 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
   s.opts = std::move(options);
   const SessionOptions& o = s.opts;
   if (o.cwd.empty()) s.opts.cwd = std::filesystem::current_path();
+  // The git remotes the sandbox may reach (SEPP_HTTP_ALLOWED_HOSTS,
+  // SEPP_SSH_HOSTS, [git] in the user's settings; tools/git_egress.h).
+  auto egress = tools::LoadGitEgress(SeppHome() / "settings.toml");
+  if (!egress.ok()) return egress.error();
+  tools::ApplyGitEgress(*egress, &s.opts.policy);
 
   if (o.make_provider) {
     s.provider = o.make_provider();

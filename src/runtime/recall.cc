@@ -59,8 +59,11 @@ SessionRecall OpenRecall(const fs::path& cwd_in, const sandbox::Policy& policy,
   fs::path cwd = fs::weakly_canonical(fs::absolute(cwd_in, ec), ec);
   if (cwd.empty()) cwd = cwd_in;
   fs::path home = SeppHome();
-  auto ctx = Shared<sidecar::Store>(home / "context.db", [](const fs::path& f) {
-    return sidecar::Store::Open(f);
+  auto retention = sidecar::RetentionFromEnvironment();
+  if (!retention.ok())
+    r.warnings.push_back(retention.error().message + "; the sidecar keeps its defaults (7 days, 512 MiB)");
+  auto ctx = Shared<sidecar::Store>(home / "context.db", [&](const fs::path& f) {
+    return sidecar::Store::Open(f, retention.ok() ? *retention : sidecar::Retention{});
   });
   if (ctx.ok())
     r.sidecar = std::make_shared<sidecar::Sidecar>(*ctx, cwd.string(), session_id,

@@ -118,6 +118,8 @@ std::optional<std::string> Sidecar::Capture(const std::string& tool_name, const 
     if (r.back() != '\n') r += '\n';
     r += trailer;
   }
+  // For context_stats; a failure to count is not a failure to capture.
+  (void)store_->NoteCapture(s.id, static_cast<int64_t>(text.size()), static_cast<int64_t>(r.size()));
   return r;
 }
 

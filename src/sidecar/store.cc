@@ -7,6 +7,7 @@
 #include "base/clock.h"
 #include "base/sha256.h"
 #include "sidecar/chunker.h"
+#include "sidecar/store_sql.h"
 #include "sqlite/fts_query.h"
 
 namespace sepp::sidecar {
@@ -36,12 +37,7 @@ CREATE TRIGGER IF NOT EXISTS context_chunks_ad AFTER DELETE ON context_chunks BE
   INSERT INTO context_chunks_fts(context_chunks_fts, rowid, title, content)
   VALUES ('delete', old.rowid, old.title, old.content);
 END;
-PRAGMA user_version = 1;
 )sql";
-
-// The scope as SQL: ?P is the project, ?S the session ("" or whole
-// project: every session of it).
-constexpr const char* kScopeWhere = "s.project = ?1 AND (?2 = '' OR s.session_id = ?2)";
 
 std::string NewSourceId() {
   static std::mutex mu;
@@ -68,6 +64,8 @@ int64_t Lines(std::string_view text) {
   return text.back() == '\n' ? n : n + 1;
 }
 
+}  // namespace
+
 SourceInfo ReadSource(const SqliteStmt& q) {
   SourceInfo s;
   s.id = q.Text(0);
@@ -81,12 +79,6 @@ SourceInfo ReadSource(const SqliteStmt& q) {
   s.content_hash = q.Text(8);
   return s;
 }
-
-constexpr const char* kSourceColumns =
-    "s.id, s.tool_name, s.input_summary, s.session_id, s.created_ms, s.byte_count, "
-    "s.line_count, s.chunk_count, s.content_hash";
-
-}  // namespace
 
 std::string ChunkId(const std::string& source_id, int64_t ordinal) {
   char n[24];
@@ -107,7 +99,34 @@ Result<std::unique_ptr<Store>> Store::Open(const std::filesystem::path& file, Re
 
 Status Store::Init() {
   if (Status s = db_->Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
-  return db_->Exec(kSchema);
+  if (Status s = db_->Exec(kSchema); !s.ok()) return s;
+  // Version 2: what each source's captures took in and returned
+  // (context_stats), and chunks_id, the source whose chunks hold the
+  // content (itself, or the first source stored with the same sha256: the
+  // same output is stored once, whoever stores it again). A version-1 file
+  // gains the columns; its sources keep their own chunks.
+  auto v = SqliteStmt::Prepare(*db_, "PRAGMA user_version");
+  if (!v.ok()) return v.error();
+  auto row = v->Step();
+  if (!row.ok()) return row.error();
+  int64_t version = *row ? v->Int(0) : 0;
+  v->Reset();
+  if (version < 2) {
+    sqlite::SqliteTxn txn(*db_);
+    if (!txn.begun().ok()) return txn.begun();
+    if (Status s = db_->Exec(
+            "ALTER TABLE context_sources ADD COLUMN captured_bytes INTEGER NOT NULL DEFAULT 0;"
+            "ALTER TABLE context_sources ADD COLUMN returned_bytes INTEGER NOT NULL DEFAULT 0;"
+            "ALTER TABLE context_sources ADD COLUMN chunks_id TEXT NOT NULL DEFAULT '';"
+            "UPDATE context_sources SET chunks_id = id;"
+            "PRAGMA user_version = 2;");
+        !s.ok())
+      return s;
+    if (Status s = txn.Commit(); !s.ok()) return s;
+  }
+  return db_->Exec(
+      "CREATE INDEX IF NOT EXISTS context_sources_hash ON context_sources(content_hash);"
+      "CREATE INDEX IF NOT EXISTS context_sources_chunks ON context_sources(chunks_id);");
 }
 
 Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
@@ -128,7 +147,21 @@ Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
       return s;
     }
   }
-  std::vector<Chunk> chunks = ChunkText(text);
+  // Stored before, by any scope: this source shares those chunks (scope
+  // lives on the source row, so sharing them shows nothing to anyone).
+  std::string chunks_id;
+  int64_t shared_chunks = 0;
+  {
+    auto q = SqliteStmt::Prepare(*db_, "SELECT chunks_id, chunk_count FROM context_sources "
+                                       "WHERE content_hash = ?1 LIMIT 1");
+    if (!q.ok()) return q.error();
+    q->Bind(1, hash);
+    auto row = q->Step();
+    if (!row.ok()) return row.error();
+    if (*row) chunks_id = q->Text(0), shared_chunks = q->Int(1);
+  }
+  std::vector<Chunk> chunks;
+  if (chunks_id.empty()) chunks = ChunkText(text);
   SourceInfo s;
   s.id = NewSourceId();
   s.tool_name = tool_name;
@@ -137,18 +170,19 @@ Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
   s.created_ms = NowMs();
   s.byte_count = static_cast<int64_t>(text.size());
   s.line_count = Lines(text);
-  s.chunk_count = static_cast<int64_t>(chunks.size());
+  s.chunk_count = chunks_id.empty() ? static_cast<int64_t>(chunks.size()) : shared_chunks;
   s.content_hash = hash;
 
   sqlite::SqliteTxn txn(*db_);
   if (!txn.begun().ok()) return txn.begun().error();
   auto ins = SqliteStmt::Prepare(*db_,
       "INSERT INTO context_sources(id, project, session_id, tool_name, input_summary, created_ms, "
-      "byte_count, line_count, chunk_count, content_hash) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+      "byte_count, line_count, chunk_count, content_hash, chunks_id) "
+      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
   if (!ins.ok()) return ins.error();
   ins->Bind(1, s.id).Bind(2, scope.project).Bind(3, scope.session_id).Bind(4, s.tool_name)
       .Bind(5, s.input_summary).Bind(6, s.created_ms).Bind(7, s.byte_count).Bind(8, s.line_count)
-      .Bind(9, s.chunk_count).Bind(10, s.content_hash);
+      .Bind(9, s.chunk_count).Bind(10, s.content_hash).Bind(11, chunks_id.empty() ? s.id : chunks_id);
   if (Status st = ins->Run(); !st.ok()) return st.error();
   auto chunk = SqliteStmt::Prepare(
       *db_, "INSERT INTO context_chunks(source_id, ordinal, title, content) VALUES (?1,?2,?3,?4)");
@@ -159,6 +193,7 @@ Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
     if (Status st = chunk->Run(); !st.ok()) return st.error();
   }
   if (Status st = txn.Commit(); !st.ok()) return st.error();
+  RetainAfterPut(s.byte_count);
   return s;
 }
 
@@ -177,10 +212,10 @@ Result<std::vector<StoredChunk>> Store::Search(const Scope& scope, const std::st
   const char* order = rare->empty() ? "ORDER BY context_chunks_fts.rowid DESC"
                                     : "ORDER BY bm25(context_chunks_fts, 5.0, 1.0)";
   auto q = SqliteStmt::Prepare(*db_, (std::string(
-      "SELECT c.source_id, c.ordinal, c.title, c.content, s.tool_name, "
+      "SELECT s.id, c.ordinal, c.title, c.content, s.tool_name, "
       "snippet(context_chunks_fts, 1, '', '', ' … ', 40) "
       "FROM context_chunks_fts JOIN context_chunks c ON c.rowid = context_chunks_fts.rowid "
-      "JOIN context_sources s ON s.id = c.source_id "
+      "JOIN context_sources s ON s.chunks_id = c.source_id "
       "WHERE context_chunks_fts MATCH ?3 AND ") + kScopeWhere +
       " AND (?4 = '' OR s.id = ?4) AND (?5 = '' OR s.tool_name = ?5) " + order +
       " LIMIT ?6").c_str());
@@ -216,8 +251,8 @@ Result<std::vector<StoredChunk>> Store::Chunks(const Scope& scope, const std::st
                                                int64_t first, int64_t last, bool whole_project) {
   std::lock_guard<std::mutex> lock(mu_);
   auto q = SqliteStmt::Prepare(*db_, (std::string(
-      "SELECT c.source_id, c.ordinal, c.title, c.content, s.tool_name FROM context_chunks c "
-      "JOIN context_sources s ON s.id = c.source_id WHERE c.source_id = ?3 AND ") + kScopeWhere +
+      "SELECT s.id, c.ordinal, c.title, c.content, s.tool_name FROM context_sources s "
+      "JOIN context_chunks c ON c.source_id = s.chunks_id WHERE s.id = ?3 AND ") + kScopeWhere +
       " AND c.ordinal BETWEEN ?4 AND ?5 ORDER BY c.ordinal").c_str());
   if (!q.ok()) return q.error();
   q->Bind(1, scope.project).Bind(2, whole_project ? std::string() : scope.session_id)
@@ -234,7 +269,8 @@ Result<std::vector<StoredChunk>> Store::Chunks(const Scope& scope, const std::st
 
 namespace {
 
-// Deletes the sources the SELECT (one column: id) names, chunks first.
+// Deletes the sources the SELECT (one column: id) names, and their chunks
+// when no other source shares them.
 Result<int64_t> DeleteSources(SqliteDb& db, SqliteStmt& select) {
   std::vector<std::string> ids;
   for (;;) {
@@ -247,15 +283,24 @@ Result<int64_t> DeleteSources(SqliteDb& db, SqliteStmt& select) {
   if (ids.empty()) return int64_t{0};
   sqlite::SqliteTxn txn(db);
   if (!txn.begun().ok()) return txn.begun().error();
-  auto chunks = SqliteStmt::Prepare(db, "DELETE FROM context_chunks WHERE source_id = ?1");
+  auto owner = SqliteStmt::Prepare(db, "SELECT chunks_id FROM context_sources WHERE id = ?1");
   auto sources = SqliteStmt::Prepare(db, "DELETE FROM context_sources WHERE id = ?1");
-  if (!chunks.ok()) return chunks.error();
+  auto chunks = SqliteStmt::Prepare(db,
+      "DELETE FROM context_chunks WHERE source_id = ?1 AND "
+      "NOT EXISTS (SELECT 1 FROM context_sources WHERE chunks_id = ?1)");
+  if (!owner.ok()) return owner.error();
   if (!sources.ok()) return sources.error();
+  if (!chunks.ok()) return chunks.error();
   for (const auto& id : ids) {
-    chunks->Bind(1, id);
-    if (Status st = chunks->Run(); !st.ok()) return st.error();
+    owner->Bind(1, id);
+    auto row = owner->Step();
+    if (!row.ok()) return row.error();
+    std::string chunks_id = *row ? owner->Text(0) : id;
+    owner->Reset();
     sources->Bind(1, id);
     if (Status st = sources->Run(); !st.ok()) return st.error();
+    chunks->Bind(1, chunks_id);
+    if (Status st = chunks->Run(); !st.ok()) return st.error();
   }
   if (Status st = txn.Commit(); !st.ok()) return st.error();
   return static_cast<int64_t>(ids.size());
@@ -265,6 +310,23 @@ Result<int64_t> DeleteSources(SqliteDb& db, SqliteStmt& select) {
 
 Result<int64_t> Store::ApplyRetention() {
   std::lock_guard<std::mutex> lock(mu_);
+  return ApplyRetentionLocked();
+}
+
+void Store::RetainAfterPut(int64_t added) {
+  added_since_retention_ += added;
+  bool hour = NowMs() - retained_ms_ >= 3600 * 1000ll;
+  bool eighth = retention_.max_total_bytes > 0 &&
+                added_since_retention_ * 8 >= retention_.max_total_bytes;
+  if (!hour && !eighth) return;
+  // A failure here is not the Put's: the source is stored; the next
+  // Put (or the next Open) tries again.
+  (void)ApplyRetentionLocked();
+}
+
+Result<int64_t> Store::ApplyRetentionLocked() {
+  retained_ms_ = NowMs();
+  added_since_retention_ = 0;
   int64_t gone = 0;
   if (retention_.max_age_days > 0) {
     auto q = SqliteStmt::Prepare(*db_, "SELECT id FROM context_sources WHERE created_ms < ?1");
@@ -289,11 +351,20 @@ Result<int64_t> Store::ApplyRetention() {
 }
 
 Result<int64_t> Store::Purge(const Scope& scope, bool whole_project) {
+  PurgeOptions o;
+  o.whole_project = whole_project;
+  return PurgeWhere(scope, o);
+}
+
+Result<int64_t> Store::PurgeWhere(const Scope& scope, const PurgeOptions& o) {
   std::lock_guard<std::mutex> lock(mu_);
   auto q = SqliteStmt::Prepare(*db_, (std::string("SELECT s.id FROM context_sources s WHERE ") +
-                                      kScopeWhere).c_str());
+                                      kScopeWhere +
+                                      " AND (?3 = '' OR s.id = ?3) AND (?4 = '' OR s.session_id = ?4)"
+                                      " AND (?5 = 0 OR s.created_ms < ?5)").c_str());
   if (!q.ok()) return q.error();
-  q->Bind(1, scope.project).Bind(2, whole_project ? std::string() : scope.session_id);
+  q->Bind(1, scope.project).Bind(2, o.whole_project ? std::string() : scope.session_id)
+      .Bind(3, o.source_id).Bind(4, o.session_id).Bind(5, o.older_than_ms);
   return DeleteSources(*db_, *q);
 }
 

@@ -1,6 +1,8 @@
-// context_search, context_get and context_export: the model's way back into
-// the output sidecar (sidecar/sidecar.h, docs/sidecar.md), with pi-context's
-// names and schemas.
+// The six context_* tools: context_search, context_get and context_export,
+// the model's way back into the output sidecar (sidecar/sidecar.h,
+// docs/sidecar.md), and context_list, context_stats and context_purge, what
+// is in it and taking it out; pi-context's names and schemas. One Tool
+// class serves all six (context_tool.h).
 //
 // They run in sepp's process (the store is in $SEPP_HOME, which the
 // sandbox hides), and see only the session's own sources, or its project's

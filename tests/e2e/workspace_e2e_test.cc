@@ -16,6 +16,7 @@
 #include "e2e/run_sepp.h"
 #include "support/fake_provider.h"
 #include "support/tool_results.h"
+#include "workspace/git_servers.h"
 
 namespace sepp::e2e {
 namespace {
@@ -292,6 +293,41 @@ TEST_F(WorkspaceE2E, TheAgentCommitsInItsWorktreeButCannotTouchGitControlOrSeppH
   EXPECT_EQ(*ReadFile(fs::path(scratch) / "big.txt"), "bulky\n");
   // Continued: the first request of the second run carries the first run's prompt.
   EXPECT_NE(fp_.requests().at(before).body.dump().find("make agent.txt"), std::string::npos);
+}
+
+// git inside a workspace session's sandbox, through the whole session
+// (the agent's bash in the session's tool worker): SEPP_HTTP_ALLOWED_HOSTS
+// opens the one remote it names, nothing else; a bad host list stops the
+// session before it starts (tests/workspace has the attacks in detail).
+TEST_F(WorkspaceE2E, GitInsideTheSessionReachesOnlyTheAllowedRemote) {
+  ASSERT_EQ(testing_git::MakeDumbRemote(root_), 0);
+  testing_git::DumbGitServer allowed(root_ / "srv"), other(root_ / "srv");
+  const std::string a = std::to_string(allowed.port()), o = std::to_string(other.port());
+  auto bash = [](const std::string& id, const std::string& cmd) {
+    return Json{{"tool_calls", {{{"id", id}, {"name", "bash"}, {"arguments", {{"command", cmd}}}}}}};
+  };
+  ASSERT_TRUE(fp_.Start().ok());
+  fp_.SetScript({{"responses",
+                  {bash("allowed", "git clone -q http://localhost:" + a + "/remote.git c1 && git -C c1 log --format=%s"),
+                   bash("other", "git clone -q http://localhost:" + o + "/remote.git c2; echo rc=$?"),
+                   Json{{"text", "done"}}}}});
+  RunOptions run;
+  run.args = {"new", "--name", "egress", "--", "-p", "clone the remote"};
+  run.env = Env();
+  run.env["SEPP_HTTP_ALLOWED_HOSTS"] = "localhost:" + a;
+  run.cwd = repo_.string();
+  auto r = RunSepp(run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ResultFor("allowed").find("seed commit"), std::string::npos) << ResultFor("allowed");
+  EXPECT_NE(ResultFor("other").find("rc=128"), std::string::npos) << ResultFor("other");
+  EXPECT_GT(allowed.connections(), 0);
+  EXPECT_EQ(other.connections(), 0);
+
+  run.env["SEPP_SSH_HOSTS"] = "*";
+  run.args = {"attach", "egress", "--", "-p", "again"};
+  auto bad = RunSepp(run);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("SEPP_SSH_HOSTS"), std::string::npos) << bad.err;
 }
 
 }  // namespace

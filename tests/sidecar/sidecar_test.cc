@@ -179,9 +179,11 @@ TEST(Store, RetentionDropsOldSourcesAndTheOldestOverTheCap) {
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i)
     ids.push_back((*capped)->Put({"/p", "s"}, "bash", "", Log(400, 1, "cap" + std::to_string(i))).value().id);
+  // Put keeps the cap as it stores (catalog_test.cc); a run now finds
+  // nothing more to drop.
   auto gone = (*capped)->ApplyRetention();
   ASSERT_TRUE(gone.ok());
-  EXPECT_GE(*gone, 1);
+  EXPECT_EQ(*gone, 0);
   EXPECT_FALSE((*capped)->Source({"/p", "s"}, ids[0], false)->has_value());
   EXPECT_TRUE((*capped)->Source({"/p", "s"}, ids[2], false)->has_value());
 }
