@@ -327,9 +327,9 @@ void PiEventMapper::Map(const agent::Event& e, std::string* out_text) {
     }
     case EventType::kBackgroundFinished: {  // sepp's extension (docs/rpc.md)
       Json details = e.data.is_object() && e.data.contains("details") ? e.data["details"] : Json::object();
-      out.push_back({{"type", "background_agent_end"}, {"toolCallId", e.call_id}, {"toolName", e.tool},
-                     {"result", {{"content", TextContent(e.result)}, {"details", details}}},
-                     {"isError", e.is_error}});
+      Json content = Json::array({Json{{"text", e.result}, {"type", "text"}}});
+      Line(out, {{"type", "background_agent_end"}, {"toolCallId", e.call_id}, {"toolName", e.tool},
+                 {"result", {{"content", content}, {"details", details}}}, {"isError", e.is_error}});
       break;
     }
     case EventType::kQueueUpdated:
