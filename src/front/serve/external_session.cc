@@ -58,6 +58,7 @@ struct ExternalSession::Impl {
   // session.started, in order.
   std::vector<Json> early;
   bool closing = false, exited = false, ended = false;
+  bool stderr_done = false;  // the keeper read its stderr to the end
 
   std::mutex write_mu;  // one writer of the adapter's stdin at a time
   std::thread keeper, reader;
@@ -204,7 +205,10 @@ struct ExternalSession::Impl {
   }
 
   void OnExit() {
-    std::lock_guard lock(mu);
+    std::unique_lock lock(mu);
+    // Its stdout ended; its last words on stderr may still be in the pipe
+    // (the keeper reads them): they say why, so wait for them, briefly.
+    cv.wait_for(lock, std::chrono::seconds(2), [&] { return stderr_done; });
     exited = true;
     cv.notify_all();
     if (closing || ended || native_id.empty()) return;  // Start says why
@@ -249,6 +253,11 @@ Result<std::unique_ptr<ExternalSession>> ExternalSession::Start(ExternalSessionO
       std::lock_guard lock(s->mu);
       s->stderr_tail.append(buf, static_cast<size_t>(n));
       if (s->stderr_tail.size() > 8192) s->stderr_tail.erase(0, s->stderr_tail.size() - 4096);
+    }
+    {
+      std::lock_guard lock(s->mu);
+      s->stderr_done = true;
+      s->cv.notify_all();
     }
     c->Wait();  // an agent that closed its stderr still runs: stay
   });
