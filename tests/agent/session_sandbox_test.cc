@@ -14,6 +14,9 @@
 #include "test_doubles.h"
 #include "tools/tool_test_util.h"
 #include "tools/tool_worker.h"
+#include "support/host_processes.h"
+
+using sepp::testing_support::HostProcessesWith;
 
 namespace sepp::agent {
 namespace {
@@ -90,18 +93,6 @@ TEST_F(SessionSandboxAgentTest, ModelDrivenAttacksFailAndWorkSucceeds) {
   EXPECT_NE(results["4"].find("int main"), std::string::npos) << results["4"];
   std::ifstream in(ws_ / "main.cc");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "int main() { return 0; }\n");
-}
-
-int HostProcessesWith(const std::string& marker) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string cmd(std::istreambuf_iterator<char>(in), {});
-    if (cmd.find(marker) != std::string::npos) ++n;
-  }
-  return n;
 }
 
 // The parent and its sub-agent each have a sandbox: neither sees the other's

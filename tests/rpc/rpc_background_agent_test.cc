@@ -17,6 +17,9 @@
 #include "rpc_child.h"
 #include "support/fake_provider.h"
 #include "support/tool_results.h"
+#include "support/host_processes.h"
+
+using sepp::testing_support::HostProcessesWith;
 
 namespace sepp::rpc_test {
 namespace {
@@ -24,18 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-
-int HostProcessesWith(const std::string& marker) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string cmd(std::istreambuf_iterator<char>(in), {});
-    if (Contains(cmd, marker)) ++n;
-  }
-  return n;
-}
 
 // Polls until the count of processes with marker is n (a process table walk
 // is the only way to see them; the deadline only bounds a failure).

@@ -21,6 +21,7 @@
 
 #include "tools/process_tools.h"
 #include "worker_fixture.h"
+#include "support/host_processes.h"
 
 extern char** environ;
 
@@ -32,18 +33,7 @@ using testing::WorkerTest;
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// Host pids of the processes whose command line contains marker.
-std::vector<pid_t> HostPids(const std::string& marker) {
-  std::vector<pid_t> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string cmd(std::istreambuf_iterator<char>(in), {});
-    if (Contains(cmd, marker)) out.push_back(std::stoi(name));
-  }
-  return out;
-}
+std::vector<pid_t> HostPids(const std::string& marker) { return sepp::testing_support::HostPidsWith(marker); }
 
 // Polls until done() (or 30 s pass: the test then fails on what follows).
 template <typename F>

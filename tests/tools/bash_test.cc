@@ -13,6 +13,7 @@
 #include "base/strings.h"
 #include "sandbox/policy.h"
 #include "tool_test_util.h"
+#include "support/host_processes.h"
 
 namespace sepp::tools {
 namespace {
@@ -25,11 +26,8 @@ using Clock = std::chrono::steady_clock;
 // whether it leaves a mark.
 std::string UniqueSleep() { return "2." + std::to_string(getpid()); }
 bool SleepRuns(const std::string& arg) {
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(e.path() / "cmdline");
-    std::string cmd(std::istreambuf_iterator<char>(in), {});
+  for (const auto& [pid, cmd] : sepp::testing_support::HostCommandLines())
     if (cmd == std::string("sleep\0", 6) + arg + '\0') return true;
-  }
   return false;
 }
 

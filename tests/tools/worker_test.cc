@@ -21,6 +21,9 @@
 #include "base/secrets.h"
 #include "base/strings.h"
 #include "worker_fixture.h"
+#include "support/host_processes.h"
+
+using sepp::testing_support::HostProcessesWith;
 
 namespace sepp::tools {
 namespace {
@@ -31,19 +34,6 @@ using testing::WorkerTest;
 
 bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
-}
-
-// Every host process whose command line contains marker.
-int HostProcessesWith(const std::string& marker) {
-  int n = 0;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(e.path() / "cmdline", std::ios::binary);
-    std::string cmd(std::istreambuf_iterator<char>(in), {});
-    if (Contains(cmd, marker)) ++n;
-  }
-  return n;
 }
 
 TEST_F(WorkerTest, FileToolsAndBashWorkInsideTheSessionSandbox) {
