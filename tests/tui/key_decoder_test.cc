@@ -82,6 +82,28 @@ TEST(TuiKeyDecoder, ALoneEscWaitsForFlushAndSequencesSurviveCuts) {
   }
 }
 
+// A terminal's reply that comes late (after DA1's, so the start-up filter
+// has stopped looking) is dropped whole, in any cut, and never typed; Alt+]
+// and Alt+P with text after them are still keys.
+TEST(TuiKeyDecoder, ALateTerminalReplyIsNeverTyped) {
+  EXPECT_EQ(Decode("a\x1b]11;rgb:1111/1111/1111\x1b\\b"), (V{"a", "b"}));
+  EXPECT_EQ(Decode("\x1b]11;rgb:ffff/ffff/ffff\ax"), V{"x"});
+  EXPECT_EQ(Decode("\x1bP>|tmux 3.3a\x1b\\"), V{});
+  EXPECT_EQ(Decode("\x1bP1$r0m\x1b\\q"), V{"q"});
+  std::string stream = "x\x1b]11;rgb:1111/1111/1111\x1b\\y";
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    KeyDecoder s;
+    auto events = s.Feed(stream.substr(0, cut));
+    auto more = s.Feed(stream.substr(cut));
+    events.insert(events.end(), more.begin(), more.end());
+    EXPECT_EQ(Names(events), (V{"x", "y"})) << "cut at " << cut;
+  }
+  // Keys, not replies: no digit after ESC ], or never terminated.
+  EXPECT_EQ(Decode("\x1b]a"), (V{"Alt+]", "a"}));
+  EXPECT_EQ(Decode("\x1bPx"), (V{"Alt+P", "x"}));
+  EXPECT_EQ(Decode("\x1b]1"), (V{"Alt+]", "1"}));
+}
+
 TEST(TuiKeyDecoder, BracketedPasteKeepsItsBytesAndIsNotKeys) {
   KeyDecoder d;
   auto events = d.Feed("\x1b[200~line 1\rline 2\n\x1b[13;2u\x03\x1b[201~x");

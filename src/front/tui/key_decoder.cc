@@ -88,6 +88,31 @@ std::vector<InputEvent> KeyDecoder::Flush() {
   return out;
 }
 
+// A terminal's reply that arrives late (an OSC 11 colour answer after DA1's,
+// from a slow terminal or through tmux) must not be typed into the editor:
+// ESC ] digit ... (OSC) and ESC P followed by a reply's first byte (DCS:
+// DECRQSS, XTVERSION, XTGETTCAP) up to BEL or ST are dropped whole. No key
+// sends them; Alt+] or Alt+P followed by other text is still those keys,
+// because only a terminated string is dropped (an unterminated one waits for
+// more, up to a bound, and is then keys).
+size_t KeyDecoder::SkipTerminalString(size_t pos, bool final) const {
+  const size_t avail = buffer_.size() - pos;
+  if (avail < 3) return final ? kNotAString : (avail == 2 && (buffer_[pos + 1] == ']' || buffer_[pos + 1] == 'P') ? 0 : kNotAString);
+  const char kind = buffer_[pos + 1], first = buffer_[pos + 2];
+  const bool osc = kind == ']' && first >= '0' && first <= '9';
+  const bool dcs = kind == 'P' && ((first >= '0' && first <= '9') || first == '>' || first == '+' || first == '!');
+  if (!osc && !dcs) return kNotAString;
+  constexpr size_t kMaxString = 4096;
+  for (size_t i = pos + 2; i < buffer_.size() && i - pos < kMaxString; ++i) {
+    if (buffer_[i] == '\a') return i + 1 - pos;
+    if (buffer_[i] == 0x1b) {
+      if (i + 1 == buffer_.size()) return final ? kNotAString : 0;
+      return buffer_[i + 1] == '\\' ? i + 2 - pos : kNotAString;
+    }
+  }
+  return final || avail >= kMaxString ? kNotAString : 0;
+}
+
 size_t KeyDecoder::DecodeOne(size_t pos, bool final, std::vector<InputEvent>* out) {
   const size_t avail = buffer_.size() - pos;
   if (in_paste_) {
@@ -116,6 +141,7 @@ size_t KeyDecoder::DecodeOne(size_t pos, bool final, std::vector<InputEvent>* ou
     }
     char next = buffer_[pos + 1];
     if (next == '[') return DecodeCsi(pos, final, out);
+    if (size_t n = SkipTerminalString(pos, final); n != kNotAString) return n;
     if (next == 'O') {  // SS3: cursor keys in application mode
       if (avail < 3) {
         if (!final) return 0;

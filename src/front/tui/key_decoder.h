@@ -65,6 +65,10 @@ class KeyDecoder {
   // buffer holds only the start of a sequence.
   size_t DecodeOne(size_t pos, bool final, std::vector<InputEvent>* out);
   size_t DecodeCsi(size_t pos, bool final, std::vector<InputEvent>* out);
+  // The length of a terminal reply string (OSC or DCS) at pos, to drop; 0 to
+  // wait for more bytes; kNotAString when the bytes are keys.
+  static constexpr size_t kNotAString = static_cast<size_t>(-1);
+  size_t SkipTerminalString(size_t pos, bool final) const;
 
   std::string buffer_;
   bool in_paste_ = false;
