@@ -14,8 +14,7 @@
 #include <fstream>
 #include <thread>
 
-#include "rpc_child.h"
-#include "support/fake_provider.h"
+#include "rpc_sepp_fixture.h"
 #include "support/tool_results.h"
 #include "support/host_processes.h"
 
@@ -39,29 +38,12 @@ bool ProcessesBecome(const std::string& marker, int n) {
   return true;
 }
 
-class RpcBackgroundAgent : public ::testing::Test {
+class RpcBackgroundAgent : public RpcSeppTest {
  protected:
+  RpcBackgroundAgent() : RpcSeppTest("rpc-bgagent") {}
   void SetUp() override {
-    char tmpl[] = "/tmp/sepp-rpc-bgagent-XXXXXX";
-    root_ = mkdtemp(tmpl);
-    fs::create_directories(root_ / "home");
-    fs::create_directories(root_ / "work");
-    ASSERT_TRUE(fp_.Start().ok());
+    RpcSeppTest::SetUp();
     marker_ = std::to_string(930000 + getpid() % 9000);
-  }
-  void TearDown() override {
-    fp_.Stop();
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  void Start(Child& c) {
-    std::map<std::string, std::string> env = {{"PATH", "/usr/bin:/bin"},
-                                              {"HOME", root_.string()},
-                                              {"SEPP_HOME", (root_ / "home").string()},
-                                              {"ANTHROPIC_BASE_URL", fp_.base_url()},
-                                              {"ANTHROPIC_API_KEY", "sk-test-rpc-bgagent"}};
-    ASSERT_TRUE(c.Start({std::string(SEPP_BINARY_DIR) + "/sepp", "--mode", "rpc", "--no-themes"}, env,
-                        (root_ / "work").string(), (root_ / "stderr.txt").string()));
   }
   // The parent calls "agent"; the sub-agent runs `child_command` in bash;
   // once the call is in the background the parent answers "parent went on".
@@ -111,8 +93,6 @@ class RpcBackgroundAgent : public ::testing::Test {
     }
     return Json();
   }
-  fs::path root_;
-  fake::FakeProvider fp_;
   std::string marker_;
 };
 

@@ -12,8 +12,7 @@
 #include <fstream>
 #include <thread>
 
-#include "rpc_child.h"
-#include "support/fake_provider.h"
+#include "rpc_sepp_fixture.h"
 #include "support/tool_results.h"
 #include "support/host_processes.h"
 
@@ -26,29 +25,9 @@ namespace fs = std::filesystem;
 
 bool Contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-class RpcToolCalls : public ::testing::Test {
+class RpcToolCalls : public RpcSeppTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sepp-rpc-calls-XXXXXX";
-    root_ = mkdtemp(tmpl);
-    fs::create_directories(root_ / "home");
-    fs::create_directories(root_ / "work");
-    ASSERT_TRUE(fp_.Start().ok());
-  }
-  void TearDown() override {
-    fp_.Stop();
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  void Start(Child& c) {
-    std::map<std::string, std::string> env = {{"PATH", "/usr/bin:/bin"},
-                                              {"HOME", root_.string()},
-                                              {"SEPP_HOME", (root_ / "home").string()},
-                                              {"ANTHROPIC_BASE_URL", fp_.base_url()},
-                                              {"ANTHROPIC_API_KEY", "sk-test-rpc-calls"}};
-    ASSERT_TRUE(c.Start({std::string(SEPP_BINARY_DIR) + "/sepp", "--mode", "rpc", "--no-themes"}, env,
-                        (root_ / "work").string(), (root_ / "stderr.txt").string()));
-  }
+  RpcToolCalls() : RpcSeppTest("rpc-calls") {}
   // Reads records until one is a tool_execution_update of call_id whose
   // output holds text.
   static bool UntilOutput(Child& c, const std::string& call_id, const std::string& text) {
@@ -59,8 +38,6 @@ class RpcToolCalls : public ::testing::Test {
     }
     return false;
   }
-  fs::path root_;
-  fake::FakeProvider fp_;
 };
 
 TEST_F(RpcToolCalls, OneOfThreeParallelSleepsIsAbortedAloneAndTheTurnGoesOn) {
