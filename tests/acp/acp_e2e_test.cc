@@ -14,33 +14,16 @@
 #include "acp/acp_child.h"
 #include "base/strings.h"
 #include "front/acp/jsonrpc.h"
-#include "support/fake_provider.h"
+#include "acp/acp_sepp_fixture.h"
 
 namespace sepp::acptest {
 namespace {
 
 namespace fs = std::filesystem;
 
-class AcpE2e : public ::testing::Test {
+class AcpE2e : public AcpSeppTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sepp-acp-e2e-XXXXXX";
-    root_ = mkdtemp(tmpl);
-    fs::create_directories(root_ / "home");
-    fs::create_directories(root_ / "project");
-    ASSERT_TRUE(fake_.Start().ok());
-  }
-  void TearDown() override {
-    fake_.Stop();
-    fs::remove_all(root_);
-  }
-  std::map<std::string, std::string> Env() const {
-    return {{"HOME", (root_ / "home").string()},
-            {"SEPP_HOME", (root_ / "home").string()},
-            {"ANTHROPIC_BASE_URL", fake_.base_url()},
-            {"ANTHROPIC_API_KEY", "test-key"}};
-  }
-  std::string cwd() const { return (root_ / "project").string(); }
+  AcpE2e() : AcpSeppTest("acp-e2e") {}
   std::unique_ptr<AcpChild> Start() { return std::make_unique<AcpChild>(cwd(), Env()); }
   void Initialize(AcpChild& c) {
     Json r = c.Call(0, "initialize", {{"protocolVersion", 1}, {"clientCapabilities", Json::object()}});
@@ -64,8 +47,6 @@ class AcpE2e : public ::testing::Test {
     return false;
   }
 
-  fs::path root_;
-  fake::FakeProvider fake_;
 };
 
 TEST_F(AcpE2e, EveryBadLineGetsOneErrorAndTheSessionGoesOn) {

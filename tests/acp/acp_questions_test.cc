@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "acp/acp_child.h"
-#include "support/fake_provider.h"
+#include "acp/acp_sepp_fixture.h"
 #include "support/tool_results.h"
 
 namespace sepp::acptest {
@@ -17,25 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class AcpQuestions : public ::testing::Test {
+class AcpQuestions : public AcpSeppTest {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/sepp-acp-questions-XXXXXX";
-    root_ = mkdtemp(tmpl);
-    fs::create_directories(root_ / "home");
-    fs::create_directories(root_ / "project");
-    ASSERT_TRUE(fake_.Start().ok());
-  }
-  void TearDown() override {
-    fake_.Stop();
-    fs::remove_all(root_);
-  }
-  std::map<std::string, std::string> Env() const {
-    return {{"HOME", (root_ / "home").string()},
-            {"SEPP_HOME", (root_ / "home").string()},
-            {"ANTHROPIC_BASE_URL", fake_.base_url()},
-            {"ANTHROPIC_API_KEY", "test-key"}};
-  }
+  AcpQuestions() : AcpSeppTest("acp-questions") {}
   // Runs a prompt whose model asks `args`; answer(request) answers each
   // session/request_permission (null: none expected). The prompt's response.
   Json Run(const Json& args, const std::function<Json(const Json&)>& answer, int* asked) {
@@ -59,8 +43,6 @@ class AcpQuestions : public ::testing::Test {
     return Json::object();
   }
 
-  fs::path root_;
-  fake::FakeProvider fake_;
 };
 
 Json SingleChoice() {

@@ -10,7 +10,7 @@
 
 #include "acp/acp_child.h"
 #include "base/sha256.h"
-#include "support/fake_provider.h"
+#include "acp/acp_sepp_fixture.h"
 
 namespace sepp::acptest {
 namespace {
@@ -20,30 +20,19 @@ namespace fs = std::filesystem;
 constexpr const char* kHooks =
     R"({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "touch hook-ran"}]}]}})";
 
-class AcpProjectTrust : public ::testing::Test {
+class AcpProjectTrust : public AcpSeppTest {
  protected:
+  AcpProjectTrust() : AcpSeppTest("acp-trust") {}
   void SetUp() override {
-    char tmpl[] = "/tmp/sepp-acp-trust-XXXXXX";
-    root_ = mkdtemp(tmpl);
-    fs::create_directories(root_ / "home");
+    AcpSeppTest::SetUp();
     fs::create_directories(root_ / "project/.sepp");
     std::ofstream(root_ / "project/.sepp/hooks.json") << kHooks;
-    ASSERT_TRUE(fake_.Start().ok());
     fake_.SetScript({{"responses",
                       {{{"tool_calls", {{{"name", "bash"}, {"arguments", {{"command", "echo normal > ok.txt"}}}}}}},
                        {{"text", "done"}}}}});
   }
-  void TearDown() override {
-    fake_.Stop();
-    fs::remove_all(root_);
-  }
-  std::string cwd() const { return (root_ / "project").string(); }
   std::unique_ptr<AcpChild> Start() {
-    return std::make_unique<AcpChild>(cwd(), std::map<std::string, std::string>{
-                                                 {"HOME", (root_ / "home").string()},
-                                                 {"SEPP_HOME", (root_ / "home").string()},
-                                                 {"ANTHROPIC_BASE_URL", fake_.base_url()},
-                                                 {"ANTHROPIC_API_KEY", "test-key"}});
+    return std::make_unique<AcpChild>(cwd(), Env());
   }
   std::string Open(AcpChild& c) {
     Json r = c.Call(0, "initialize", {{"protocolVersion", 1}, {"clientCapabilities", Json::object()}});
@@ -74,8 +63,6 @@ class AcpProjectTrust : public ::testing::Test {
     return asked;
   }
 
-  fs::path root_;
-  fake::FakeProvider fake_;
 };
 
 TEST_F(AcpProjectTrust, DeniedTheHookDoesNotRunAndTheToolCallDoes) {
