@@ -293,7 +293,21 @@ class ExternalAgents : public ::testing::Test {
                         },
                         240);
     EXPECT_EQ(read.status, 200) << read.body;
-    return {Messages(read), static_cast<int>(answered.size())};
+    // The events up to the one that ended the follow: an agent may send more
+    // right after its turn settles (codex's available_commands_update), and a
+    // read can bring them in the same chunk; the next Follow from
+    // events.size() sees them.
+    std::vector<Json> events = Messages(read);
+    int settled = 0;
+    for (size_t i = 0; i < events.size(); ++i) {
+      const std::string type = events[i].value("type", "");
+      if (type == "sepp.agent.settled" || type == "session.ended") ++settled;
+      if (settled >= settles || (also_done && also_done(events[i]))) {
+        events.resize(i + 1);
+        break;
+      }
+    }
+    return {std::move(events), static_cast<int>(answered.size())};
   }
   static std::vector<Json> EventsFrom(const std::string& id, int64_t offset) {
     auto r = Fetch("GET", server_->url("/v1/sessions/" + id + "/events?offset=" + std::to_string(offset) +
