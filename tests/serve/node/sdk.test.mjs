@@ -32,8 +32,11 @@ fs.mkdirSync(home, { recursive: true });
 
 const fake = await startFake();
 let server;
+// Every server started, until it exits: a test that fails before its own
+// SIGTERM must not leave one running (node would wait on its pipes).
+const running = new Set();
 after(() => {
-  if (server) server.kill("SIGTERM");
+  for (const p of running) p.kill("SIGTERM");
   fake.stop();
   fs.rmSync(work, { recursive: true, force: true });
 });
@@ -43,6 +46,8 @@ async function startServe(args = []) {
   const proc = spawn(process.env.SEPP_BIN, ["serve", "--port", "0", ...args], {
     cwd, env: agentEnv({ home, baseUrl: fake.url }), stdio: ["ignore", "pipe", "inherit"],
   });
+  running.add(proc);
+  proc.on("exit", () => running.delete(proc));
   const lines = readline.createInterface({ input: proc.stdout });
   let url, token;
   for await (const line of lines) {
@@ -78,7 +83,7 @@ test("sandbox-agent 0.4.2's SDK drives sepp serve: session, permission, events, 
     const updates = () => events.filter((e) => e.payload.method === "session/update").map((e) => e.payload.params.update);
     // The updates come on the SSE stream; the answer in the POST body may be first.
     const seen = (pred, what) => new Promise((resolve, reject) => {
-      const check = () => { if (updates().some(pred)) { waiters.delete(check); clearTimeout(t); resolve(); } };
+      const check = () => { if (pred(updates())) { waiters.delete(check); clearTimeout(t); resolve(); } };
       const t = setTimeout(() => { waiters.delete(check); reject(new Error(`${what} not seen; got ${JSON.stringify(updates().map((u) => u.sessionUpdate))}`)); }, 30000);
       waiters.add(check);
       check();
@@ -101,8 +106,12 @@ test("sandbox-agent 0.4.2's SDK drives sepp serve: session, permission, events, 
     assert.match(asked[0].toolCall.title, /report\.txt/);
     assert.ok(asked[0].availableReplies.includes("once"));
     assert.equal(fs.readFileSync(target, "utf8"), "written\n", "the allowed retry wrote the file");
-    await seen((u) => u.sessionUpdate === "agent_message_chunk" && u.content.text === "finished", "the final text");
-    await seen((u) => u.sessionUpdate === "tool_call", "the tool call");
+    // The answer's text arrives as deltas: one chunk or several, depending on
+    // how the stream was cut; together they are the model's whole answer.
+    const answerText = (us) =>
+      us.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text).join("");
+    await seen((us) => answerText(us) === "finished", "the final text");
+    await seen((us) => us.some((u) => u.sessionUpdate === "tool_call"), "the tool call");
 
     // The SDK's own event log has the session's envelopes, in order.
     const page = await sdk.getEvents({ sessionId: session.id, limit: 200 });
