@@ -100,6 +100,32 @@ bool HasDotDot(const std::string& path) {
   return false;
 }
 
+// An absolute path already in normal form ("/a/b": no empty, "." or ".."
+// component, no trailing slash), as nearly all of a policy's are: it needs
+// no std::filesystem::path to be taken apart and put together again.
+bool IsPlainAbsolute(std::string_view path) {
+  if (path.empty() || path[0] != '/') return false;
+  if (path.size() == 1) return true;
+  if (path.back() == '/') return false;
+  for (size_t i = 1, start = 1; i <= path.size(); ++i) {
+    if (i < path.size() && path[i] != '/') continue;
+    std::string_view part = path.substr(start, i - start);
+    if (part.empty() || part == "." || part == "..") return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+// The absolute, normal form of a policy path: as is when it is one already.
+std::string AbsoluteNormal(const std::string& raw, const fs::path& base) {
+  if (IsPlainAbsolute(raw)) return raw;
+  fs::path p = ExpandUser(raw);
+  if (p.is_relative()) p = base / p;
+  std::string normal = p.lexically_normal().string();
+  while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
 int OpenNoSymlinks(const std::string& path) {
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
@@ -108,18 +134,20 @@ int OpenNoSymlinks(const std::string& path) {
 }
 
 std::string Canonical(const std::string& raw, const fs::path& base) {
-  fs::path p = ExpandUser(raw);
-  if (p.is_relative()) p = base / p;
-  if (std::string s = p.string(); !HasDotDot(s)) {
-    if (int direct = OpenNoSymlinks(s); direct >= 0) {
+  std::string path = raw;
+  if (!IsPlainAbsolute(raw)) {
+    fs::path p = ExpandUser(raw);
+    if (p.is_relative()) p = base / p;
+    path = p.string();
+  }
+  if (!HasDotDot(path)) {
+    if (int direct = OpenNoSymlinks(path); direct >= 0) {
       close(direct);
-      std::string normal = p.lexically_normal().string();
-      while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
-      return normal;
+      return AbsoluteNormal(path, base);
     }
     if (errno == ENOENT || errno == ENOTDIR) return {};  // missing before any symlink
   }
-  UniqueFd fd(open(p.c_str(), O_PATH | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_PATH | O_CLOEXEC));
   if (!fd.valid()) return {};
   char link[32], target[PATH_MAX];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd.get());
@@ -129,7 +157,7 @@ std::string Canonical(const std::string& raw, const fs::path& base) {
       !resolved.ends_with(" (deleted)"))
     return std::string(resolved);
   std::error_code ec;  // no /proc: the slow way
-  fs::path c = fs::canonical(p, ec);
+  fs::path c = fs::canonical(path, ec);
   return ec ? std::string() : c.string();
 }
 
@@ -190,7 +218,9 @@ std::optional<FolderNames> ListHomeIfWorthIt(const Policy& policy) {
   if (home.empty() || home[0] != '/' || home == "/") return std::nullopt;
   size_t under = 0;
   for (const auto& raw : policy.deny_paths)
-    if (!IsNamePattern(raw) && IsUnder(ExpandUser(raw).string(), home)) ++under;
+    if (!raw.empty() && !IsNamePattern(raw) &&
+        IsUnder(raw[0] == '~' ? ExpandUser(raw).string() : raw, home))
+      ++under;
   if (under < kWorthIt) return std::nullopt;
   return FolderNames(home);
 }
@@ -282,9 +312,7 @@ Result<MountPlan> BuildMountPlan(const Policy& policy, const fs::path& cwd) {
   auto canonical = [&](const std::string& raw) -> const std::string& {
     auto it = resolved.find(raw);
     if (it == resolved.end()) {
-      fs::path p = ExpandUser(raw);
-      if (p.is_relative()) p = base / p;
-      bool absent = home && home->Absent(p.lexically_normal().string());
+      bool absent = home && home->Absent(AbsoluteNormal(raw, base));
       it = resolved.emplace(raw, absent ? std::string() : Canonical(raw, base)).first;
     }
     return it->second;
