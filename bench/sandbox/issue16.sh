@@ -14,7 +14,9 @@
 #   bench/sandbox/issue16.sh build-base/build
 # On a quiet machine run it as is; on a loaded one as root with CHRT=1 (every
 # bench under SCHED_FIFO, which takes the CPUs from the other work while it
-# runs). ROUNDS (default 5) applies to both parts.
+# runs). ROUNDS (default 5) applies to both parts. SPLIT=1 adds where the CPU
+# of one launch and of one set-up goes, part by part, for both builds
+# (bench/sandbox/setup_split.py: perf record, needs root).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 base=${1:?usage: bench/sandbox/issue16.sh BASE_BUILD_DIR [NEW_BUILD_DIR]}
@@ -26,3 +28,10 @@ STRACE=1 WALL=1 "${prio[@]}" python3 bench/sandbox/percall.py "$base" "$new"
 echo
 echo "== set-up (load $(cut -d' ' -f1-3 /proc/loadavg))"
 MIN_TIME=${MIN_TIME:-0.5} "${prio[@]}" python3 bench/sandbox/setup_ratio.py "$base" "$new"
+if [ "${SPLIT:-0}" = 1 ]; then
+  for b in "$base" "$new"; do
+    echo
+    echo "== where the CPU goes: $b (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    "${prio[@]}" python3 bench/sandbox/setup_split.py "$b"
+  done
+fi

@@ -22,7 +22,6 @@ int RunPluginCommand(int argc, char** argv);   // plugin_command.cc
 // sepp new | list | attach | resume | status | diff | merge | push | remove:
 // sessions in their own git worktrees (docs/workspaces.md).
 int RunWorkspaceCommand(int argc, char** argv);  // workspace_command.cc
-int RunToolWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 int RunServeFsWorkerCommand(int argc, char** argv);  // worker_command.cc (hidden)
 // The agent itself: one-shot (-p) and the other front ends. argv[0] = "sepp".
 int RunAgentCommand(int argc, char** argv);    // agent_command.cc

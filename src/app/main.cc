@@ -39,8 +39,8 @@ constexpr SubCommand kSubCommands[] = {
     {"push", sepp::app::RunWorkspaceCommand},
     {"remove", sepp::app::RunWorkspaceCommand},
     {"rm", sepp::app::RunWorkspaceCommand},
-    // Not for users: the session sandbox execs it (tools/worker_main.h).
-    {"__tool-worker", sepp::app::RunToolWorkerCommand},
+    // `__tool-worker` never gets here: app/tool_worker_dispatch.cc runs it
+    // before the static initialisers.
     // Not for users: sepp serve's file API execs it (front/serve/fs_worker_main.h).
     {"__serve-fs-worker", sepp::app::RunServeFsWorkerCommand},
 };

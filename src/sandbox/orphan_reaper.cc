@@ -16,21 +16,30 @@
 namespace sepp::sandbox {
 namespace {
 
-std::mutex mu;
-std::condition_variable released;
-std::set<pid_t> owned;  // guarded by mu
-bool enabled = false;   // set before any other thread exists
-bool started = false;   // guarded by mu
-sigset_t chld;          // set with enabled
+// Made at first use, not by a static initialiser: the tool worker runs
+// before those (app/tool_worker_dispatch.cc), and this is its code.
+struct Reaper {
+  std::mutex mu;
+  std::condition_variable released;
+  std::set<pid_t> owned;  // guarded by mu
+  bool started = false;   // guarded by mu
+};
+Reaper& State() {
+  static Reaper r;
+  return r;
+}
+bool enabled = false;  // set before any other thread exists
+sigset_t chld;         // set with enabled
 
 void ReapOrphans() {
-  std::unique_lock<std::mutex> lock(mu);
+  Reaper& r = State();
+  std::unique_lock<std::mutex> lock(r.mu);
   for (;;) {
     siginfo_t info{};
     if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
     pid_t pid = info.si_pid;
-    if (owned.count(pid)) {
-      released.wait(lock, [&] { return !owned.count(pid); });
+    if (r.owned.count(pid)) {
+      r.released.wait(lock, [&] { return !r.owned.count(pid); });
       continue;
     }
     int status;
@@ -48,11 +57,12 @@ void EnableOrphanReaper() {
 }
 
 pid_t StartOwnedChild(const std::function<pid_t()>& start) {
-  std::lock_guard<std::mutex> lock(mu);
-  if (enabled && !started) {
+  Reaper& r = State();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (enabled && !r.started) {
     // Before the child: every process that can become an orphan descends
     // from an owned child. The thread waits for mu before its first look.
-    started = true;
+    r.started = true;
     std::thread([] {
       for (;;) {
         ReapOrphans();  // also those that exited before the first signal
@@ -62,16 +72,17 @@ pid_t StartOwnedChild(const std::function<pid_t()>& start) {
     }).detach();
   }
   pid_t pid = start();
-  if (pid > 0) owned.insert(pid);
+  if (pid > 0) r.owned.insert(pid);
   return pid;
 }
 
 void ReleaseOwnedChild(pid_t pid) {
+  Reaper& r = State();
   {
-    std::lock_guard<std::mutex> lock(mu);
-    owned.erase(pid);
+    std::lock_guard<std::mutex> lock(r.mu);
+    r.owned.erase(pid);
   }
-  released.notify_all();
+  r.released.notify_all();
 }
 
 }  // namespace sepp::sandbox

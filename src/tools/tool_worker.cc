@@ -18,8 +18,16 @@ namespace sepp::tools {
 namespace fs = std::filesystem;
 namespace {
 
-std::mutex exe_mu;
-fs::path worker_exe;
+// Made at first use, not by a static initialiser (the tool worker runs
+// before those: app/tool_worker_dispatch.cc).
+struct WorkerExe {
+  std::mutex mu;
+  fs::path path;
+};
+WorkerExe& Exe() {
+  static WorkerExe e;
+  return e;
+}
 
 // How long a cancelled call waits for the worker's own answer (bash reports
 // what the command printed before it was killed) before it returns anyway.
@@ -36,13 +44,13 @@ ToolResult Failure(std::string text) {
 }  // namespace
 
 void SetToolWorkerExecutable(fs::path exe) {
-  std::lock_guard<std::mutex> lock(exe_mu);
-  worker_exe = std::move(exe);
+  std::lock_guard<std::mutex> lock(Exe().mu);
+  Exe().path = std::move(exe);
 }
 
 fs::path ToolWorkerExecutable() {
-  std::lock_guard<std::mutex> lock(exe_mu);
-  return worker_exe;
+  std::lock_guard<std::mutex> lock(Exe().mu);
+  return Exe().path;
 }
 
 std::unique_ptr<ToolWorker> MakeSessionToolWorker(const sandbox::Policy* policy,

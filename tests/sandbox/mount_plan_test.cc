@@ -6,8 +6,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
+#include "base/paths.h"
 #include "sandbox/mounts.h"
 
 namespace sepp::sandbox {
@@ -91,6 +94,50 @@ TEST(MountPlan, ARootThatIsTmpItselfIsBoundOverThePrivateTmp) {
   ASSERT_NE(tmpfs, plan->ops.end());
   ASSERT_NE(bind, plan->ops.end());
   EXPECT_LT(tmpfs - plan->ops.begin(), bind - plan->ops.begin());
+}
+
+// The plan lists the home folder once instead of looking up each of the ~40
+// secrets there (mounts.cc, FolderNames): what exists is masked, by every
+// shape (a folder, a file, a symlink's target, an entry below a folder that
+// exists), and nothing that is absent is; the same when the home folder
+// holds too many entries to be listed and every path is looked up.
+std::vector<std::string> MaskedIn(const fs::path& home, const fs::path& ws) {
+  std::string old_home = getenv("HOME") ? getenv("HOME") : "";
+  setenv("HOME", home.c_str(), 1);
+  Policy p;
+  p.read_roots = {"/usr", home.string(), ws.string()};
+  for (const char* d : {"~/.ssh", "~/.aws", "~/.netrc", "~/.npmrc", "~/.config/gh", "~/.config/op",
+                        "~/.cargo/credentials", "~/.pgpass", "~/.bash_history", "~/.kube"})
+    p.deny_paths.push_back(ExpandUser(d).string());
+  auto plan = BuildMountPlan(p, ws);
+  setenv("HOME", old_home.c_str(), 1);
+  EXPECT_TRUE(plan.ok()) << plan.error().message;
+  std::vector<std::string> masked;
+  if (!plan.ok()) return masked;
+  for (const auto& op : plan->ops)
+    if ((op.kind == MountOp::Kind::kMaskFile || (op.kind == MountOp::Kind::kTmpfs && op.optional)) &&
+        op.dst.rfind(plan->new_root + home.string() + "/", 0) == 0)
+      masked.push_back(op.dst.substr(plan->new_root.size() + home.string().size()));
+  std::sort(masked.begin(), masked.end());
+  return masked;
+}
+
+TEST(MountPlan, SecretsInTheHomeFolderAreMaskedExactlyWhenTheyExist) {
+  fs::path ws = MakeWorkspace("sepp-plan-home-ws");
+  fs::path home = MakeWorkspace("sepp-plan-home");
+  fs::create_directories(home / ".ssh");
+  fs::create_directories(home / ".config" / "gh");
+  fs::create_directories(home / ".cargo");  // but no credentials in it
+  std::ofstream(home / ".netrc") << "machine x password y\n";
+  std::ofstream(home / "npmrc.real") << "//registry:_authToken=z\n";
+  fs::create_symlink(home / "npmrc.real", home / ".npmrc");
+  const std::vector<std::string> want = {"/.config/gh", "/.netrc", "/.ssh", "/npmrc.real"};
+  EXPECT_EQ(MaskedIn(home, ws), want);
+  // Too many entries to list: each path is looked up, with the same answer.
+  for (int i = 0; i < 2100; ++i) std::ofstream(home / ("f" + std::to_string(i)));
+  EXPECT_EQ(MaskedIn(home, ws), want);
+  fs::remove_all(home);
+  fs::remove_all(ws);
 }
 
 }  // namespace
