@@ -88,7 +88,7 @@ bool SmallNonNegative(const Json& j) {
   return j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() < (1 << 30);
 }
 
-Result<Exchange> ExchangeFrom(const Json& j) {
+Result<Exchange> ExchangeFrom(const Json& j, RequestForm form) {
   if (!j.is_object()) return Error::Make("an exchange must be a JSON object");
   Exchange x;
   if (!SmallNonNegative(j.value("agent", Json())) || !SmallNonNegative(j.value("call", Json()))) {
@@ -99,13 +99,18 @@ Result<Exchange> ExchangeFrom(const Json& j) {
   if (!j.contains("request") || !j["request"].is_object()) {
     return Error::Make("request is missing or not an object");
   }
-  x.request = j["request"];
+  std::string text = DumpJson(j["request"]);
   if (auto it = j.find("fingerprint"); it != j.end()) {
     if (!it->is_string()) return Error::Make("fingerprint is not a string");
-    if (it->get<std::string>() != Fingerprint(x.request)) {
+    if (it->get<std::string>() != FingerprintText(text)) {
       return Error::Make("the fingerprint does not match the request (damaged? after a hand edit, "
                          "delete the fingerprint)");
     }
+  }
+  if (form == RequestForm::kText) {
+    x.request_text = std::move(text);
+  } else {
+    x.request = j["request"];
   }
   const Json events = j.value("events", Json::array());
   if (!events.is_array()) return Error::Make("events is not an array");
@@ -193,8 +198,9 @@ Json RequestToJson(const Request& r) {
           {"stream", r.stream}};
 }
 
-std::string Fingerprint(const Json& request) {
-  std::string text = DumpJson(request);
+std::string Fingerprint(const Json& request) { return FingerprintText(DumpJson(request)); }
+
+std::string FingerprintText(std::string_view text) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
   static constexpr char kHex[] = "0123456789abcdef";
@@ -220,7 +226,7 @@ std::string ExchangeLine(const Exchange& x) {
   return DumpJson(j) + "\n";
 }
 
-Result<Cassette> ParseCassette(std::string_view text, const std::string& name) {
+Result<Cassette> ParseCassette(std::string_view text, const std::string& name, RequestForm form) {
   if (text.size() > kMaxCassetteBytes) {
     return Bad(name, "larger than " + HumanBytes(kMaxCassetteBytes) + "; record a shorter run");
   }
@@ -256,7 +262,7 @@ Result<Cassette> ParseCassette(std::string_view text, const std::string& name) {
       header = true;
       continue;
     }
-    auto x = ExchangeFrom(*j);
+    auto x = ExchangeFrom(*j, form);
     if (!x) return Bad(where, x.error().message);
     x->line = static_cast<int>(i + 1);
     c.exchanges.push_back(std::move(*x));
@@ -265,7 +271,7 @@ Result<Cassette> ParseCassette(std::string_view text, const std::string& name) {
   return c;
 }
 
-Result<Cassette> LoadCassette(const std::string& path) {
+Result<Cassette> LoadCassette(const std::string& path, RequestForm form) {
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
   if (ec) return Error::Make("cannot read the cassette " + path + ": " + ec.message(), "bad_cassette");
@@ -274,7 +280,7 @@ Result<Cassette> LoadCassette(const std::string& path) {
   }
   auto text = ReadFile(path);
   if (!text) return Error::Make("cannot read the cassette " + path + ": " + text.error().message, "bad_cassette");
-  return ParseCassette(*text, path);
+  return ParseCassette(*text, path, form);
 }
 
 void PlayEvents(const std::vector<StreamEvent>& events, const StreamSink& sink) {
