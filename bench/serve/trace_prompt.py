@@ -106,7 +106,7 @@ def measure(mode):
     if mode == "cached":
         cassette = os.path.join(work, "trace.cassette")
         proc, port = serve(["--record", cassette], os.path.join(work, "record-home"))
-        drive(port, 10 * prompts + 20)
+        drive(port, 10 + prompts + 5)  # the longer run needs 10 + prompts
         stop(proc)
         extra = ["--replay", cassette, "--replay-mode", "lenient"]
     runs = {}

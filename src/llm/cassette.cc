@@ -109,6 +109,10 @@ Result<Exchange> ExchangeFrom(const Json& j, RequestForm form) {
   }
   if (form == RequestForm::kText) {
     x.request_text = std::move(text);
+  } else if (form == RequestForm::kFirstMessage) {
+    const Json& messages = j["request"].value("messages", Json());
+    x.request = Json::object();
+    if (messages.is_array() && !messages.empty()) x.request["messages"] = Json::array({messages[0]});
   } else {
     x.request = j["request"];
   }
@@ -230,13 +234,18 @@ Result<Cassette> ParseCassette(std::string_view text, const std::string& name, R
   if (text.size() > kMaxCassetteBytes) {
     return Bad(name, "larger than " + HumanBytes(kMaxCassetteBytes) + "; record a shorter run");
   }
-  std::vector<std::string> lines = SplitLines(text);
   Cassette c;
   bool header = false;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  // Line by line in place: a copy of every line would double the file in
+  // memory for as long as it is parsed.
+  size_t at = 0;
+  for (size_t i = 0; at < text.size(); ++i) {
+    size_t nl = text.find('\n', at);
+    std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    at = nl == std::string_view::npos ? text.size() : nl + 1;
     std::string where = name + " line " + std::to_string(i + 1);
-    if (Trim(lines[i]).empty()) continue;
-    auto j = ParseJson(lines[i]);
+    if (Trim(line).empty()) continue;
+    auto j = ParseJson(line);
     if (!j) return Bad(where, j.error().message);
     if (!DepthAtMost(*j, kMaxCassetteDepth)) {
       return Bad(where, "JSON nested deeper than " + std::to_string(kMaxCassetteDepth) + " levels");

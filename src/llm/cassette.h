@@ -59,7 +59,7 @@ struct Exchange {
   int line = 0;  // where ParseCassette found it (1-based), for messages
   int agent = 0;
   int call = 0;
-  Json request;                  // RequestToJson, placeholders in (null in RequestForm::kText)
+  Json request;                  // RequestToJson, placeholders in (see RequestForm)
   std::string request_text;      // RequestForm::kText: DumpJson(request) instead of the tree
   std::vector<StreamEvent> events;
   std::optional<Message> message;  // set: Complete returned this
@@ -82,11 +82,13 @@ std::string FingerprintText(std::string_view request_text);
 std::string CassetteHeaderLine(const std::string& provider, ApiKind api);  // with '\n'
 std::string ExchangeLine(const Exchange& exchange);                       // with '\n'
 
-// What ParseCassette keeps of each recorded request: the JSON tree
-// (`sepp replay show`, tests), or only its canonical text in request_text
-// (the replayer: it compares texts, and the trees of every recorded
-// conversation take ~10x the file's size in memory).
-enum class RequestForm { kJson, kText };
+// What ParseCassette keeps of each recorded request (every one is checked
+// against its fingerprint whatever is kept): the JSON tree (`sepp replay
+// show`, tests); only its canonical text in request_text (a strict replay
+// compares texts, and the trees of every recorded conversation take ~10x
+// the file's size in memory); or only its first message, as
+// {"messages":[first]} (all a lenient replay ever looks at).
+enum class RequestForm { kJson, kText, kFirstMessage };
 
 // name is used in error messages ("FILE line 3: ...").
 Result<Cassette> ParseCassette(std::string_view text, const std::string& name,

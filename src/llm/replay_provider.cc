@@ -53,11 +53,13 @@ CassetteReplayer::CassetteReplayer(Cassette cassette, std::string name, ReplayMo
     : cassette_(std::move(cassette)), name_(std::move(name)), mode_(mode), scrub_(std::move(scrub)) {
   for (size_t i = 0; i < cassette_.exchanges.size(); ++i) {
     Exchange& x = cassette_.exchanges[i];
-    if (x.request_text.empty()) x.request_text = DumpJson(x.request);  // a cassette parsed as kJson
-    x.request = Json();
     scrub_.RevealResponse(&x);  // once here, not at every call
     streams_[x.agent].push_back(i);
-    if (mode_ == ReplayMode::kStrict) by_fingerprint_[FingerprintText(x.request_text)].push_back(i);
+    if (mode_ == ReplayMode::kStrict) {
+      if (x.request_text.empty()) x.request_text = DumpJson(x.request);  // parsed as kJson
+      x.request = Json();
+      by_fingerprint_[FingerprintText(x.request_text)].push_back(i);
+    }
   }
   for (auto& [agent, indices] : streams_) {
     std::stable_sort(indices.begin(), indices.end(), [this](size_t a, size_t b) {
@@ -66,16 +68,21 @@ CassetteReplayer::CassetteReplayer(Cassette cassette, std::string name, ReplayMo
   }
   if (mode_ == ReplayMode::kLenient) {
     // Served by position: only each agent's first message is ever compared.
-    for (const auto& [agent, indices] : streams_)
-      first_messages_[agent] = FirstMessage(Parsed(cassette_.exchanges[indices[0]]));
-    for (Exchange& x : cassette_.exchanges) std::string().swap(x.request_text);
+    for (const auto& [agent, indices] : streams_) {
+      const Exchange& x = cassette_.exchanges[indices[0]];
+      first_messages_[agent] = FirstMessage(x.request_text.empty() ? x.request : Parsed(x));
+    }
+    for (Exchange& x : cassette_.exchanges) {
+      x.request = Json();
+      std::string().swap(x.request_text);
+    }
   }
   used_.assign(cassette_.exchanges.size(), false);
 }
 
 Result<std::shared_ptr<CassetteReplayer>> CassetteReplayer::Open(const std::string& path, ReplayMode mode,
                                                                   CassetteScrub scrub) {
-  auto c = LoadCassette(path, RequestForm::kText);
+  auto c = LoadCassette(path, mode == ReplayMode::kStrict ? RequestForm::kText : RequestForm::kFirstMessage);
   if (!c) return c.error();
   return std::make_shared<CassetteReplayer>(std::move(*c), path, mode, std::move(scrub));
 }

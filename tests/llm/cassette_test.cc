@@ -381,8 +381,11 @@ TEST(Replay, OpenedCassetteKeepsRequestTextAndAMissStillShowsTheDiff) {
 TEST(Replay, LenientNeverLooksPastTheFirstMessageAndRevealsPlaceholders) {
   Exchange x0 = Answer(0, 0, TaskRequest("task"), std::string("in ") + kCwdPlaceholder);
   Exchange x1 = Answer(0, 1, TaskRequest("task", {"go on"}), std::string("still in ") + kCwdPlaceholder);
-  auto c = ParseCassette(Write({x0, x1}), "t.cassette", RequestForm::kText);
+  auto c = ParseCassette(Write({x0, x1}), "t.cassette", RequestForm::kFirstMessage);
   ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->exchanges[1].request, (Json{{"messages", Json::array({ToJson(Message::User("task"))})}}))
+      << "a lenient replay keeps only the first message of each request";
+  EXPECT_TRUE(c->exchanges[1].request_text.empty());
   auto replayer = std::make_shared<CassetteReplayer>(std::move(*c), "t.cassette", ReplayMode::kLenient,
                                                      CassetteScrub("/work/here", kDate));
   auto p = replayer->NewProvider();
