@@ -88,7 +88,7 @@ bool SmallNonNegative(const Json& j) {
   return j.is_number_integer() && j.get<int64_t>() >= 0 && j.get<int64_t>() < (1 << 30);
 }
 
-Result<Exchange> ExchangeFrom(const Json& j) {
+Result<Exchange> ExchangeFrom(const Json& j, RequestForm form) {
   if (!j.is_object()) return Error::Make("an exchange must be a JSON object");
   Exchange x;
   if (!SmallNonNegative(j.value("agent", Json())) || !SmallNonNegative(j.value("call", Json()))) {
@@ -99,13 +99,22 @@ Result<Exchange> ExchangeFrom(const Json& j) {
   if (!j.contains("request") || !j["request"].is_object()) {
     return Error::Make("request is missing or not an object");
   }
-  x.request = j["request"];
+  std::string text = DumpJson(j["request"]);
   if (auto it = j.find("fingerprint"); it != j.end()) {
     if (!it->is_string()) return Error::Make("fingerprint is not a string");
-    if (it->get<std::string>() != Fingerprint(x.request)) {
+    if (it->get<std::string>() != FingerprintText(text)) {
       return Error::Make("the fingerprint does not match the request (damaged? after a hand edit, "
                          "delete the fingerprint)");
     }
+  }
+  if (form == RequestForm::kText) {
+    x.request_text = std::move(text);
+  } else if (form == RequestForm::kFirstMessage) {
+    const Json& messages = j["request"].value("messages", Json());
+    x.request = Json::object();
+    if (messages.is_array() && !messages.empty()) x.request["messages"] = Json::array({messages[0]});
+  } else {
+    x.request = j["request"];
   }
   const Json events = j.value("events", Json::array());
   if (!events.is_array()) return Error::Make("events is not an array");
@@ -193,8 +202,9 @@ Json RequestToJson(const Request& r) {
           {"stream", r.stream}};
 }
 
-std::string Fingerprint(const Json& request) {
-  std::string text = DumpJson(request);
+std::string Fingerprint(const Json& request) { return FingerprintText(DumpJson(request)); }
+
+std::string FingerprintText(std::string_view text) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
   static constexpr char kHex[] = "0123456789abcdef";
@@ -220,17 +230,22 @@ std::string ExchangeLine(const Exchange& x) {
   return DumpJson(j) + "\n";
 }
 
-Result<Cassette> ParseCassette(std::string_view text, const std::string& name) {
+Result<Cassette> ParseCassette(std::string_view text, const std::string& name, RequestForm form) {
   if (text.size() > kMaxCassetteBytes) {
     return Bad(name, "larger than " + HumanBytes(kMaxCassetteBytes) + "; record a shorter run");
   }
-  std::vector<std::string> lines = SplitLines(text);
   Cassette c;
   bool header = false;
-  for (size_t i = 0; i < lines.size(); ++i) {
+  // Line by line in place: a copy of every line would double the file in
+  // memory for as long as it is parsed.
+  size_t at = 0;
+  for (size_t i = 0; at < text.size(); ++i) {
+    size_t nl = text.find('\n', at);
+    std::string_view line = text.substr(at, nl == std::string_view::npos ? std::string_view::npos : nl - at);
+    at = nl == std::string_view::npos ? text.size() : nl + 1;
     std::string where = name + " line " + std::to_string(i + 1);
-    if (Trim(lines[i]).empty()) continue;
-    auto j = ParseJson(lines[i]);
+    if (Trim(line).empty()) continue;
+    auto j = ParseJson(line);
     if (!j) return Bad(where, j.error().message);
     if (!DepthAtMost(*j, kMaxCassetteDepth)) {
       return Bad(where, "JSON nested deeper than " + std::to_string(kMaxCassetteDepth) + " levels");
@@ -256,7 +271,7 @@ Result<Cassette> ParseCassette(std::string_view text, const std::string& name) {
       header = true;
       continue;
     }
-    auto x = ExchangeFrom(*j);
+    auto x = ExchangeFrom(*j, form);
     if (!x) return Bad(where, x.error().message);
     x->line = static_cast<int>(i + 1);
     c.exchanges.push_back(std::move(*x));
@@ -265,7 +280,7 @@ Result<Cassette> ParseCassette(std::string_view text, const std::string& name) {
   return c;
 }
 
-Result<Cassette> LoadCassette(const std::string& path) {
+Result<Cassette> LoadCassette(const std::string& path, RequestForm form) {
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
   if (ec) return Error::Make("cannot read the cassette " + path + ": " + ec.message(), "bad_cassette");
@@ -274,7 +289,7 @@ Result<Cassette> LoadCassette(const std::string& path) {
   }
   auto text = ReadFile(path);
   if (!text) return Error::Make("cannot read the cassette " + path + ": " + text.error().message, "bad_cassette");
-  return ParseCassette(*text, path);
+  return ParseCassette(*text, path, form);
 }
 
 void PlayEvents(const std::vector<StreamEvent>& events, const StreamSink& sink) {

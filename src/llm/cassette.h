@@ -59,7 +59,8 @@ struct Exchange {
   int line = 0;  // where ParseCassette found it (1-based), for messages
   int agent = 0;
   int call = 0;
-  Json request;                  // RequestToJson, placeholders in
+  Json request;                  // RequestToJson, placeholders in (see RequestForm)
+  std::string request_text;      // RequestForm::kText: DumpJson(request) instead of the tree
   std::vector<StreamEvent> events;
   std::optional<Message> message;  // set: Complete returned this
   Error error;                   // otherwise: Complete failed with this
@@ -74,15 +75,25 @@ struct Cassette {
 // The request as the cassette stores and compares it. Keys sort, so the
 // text of two equal requests is equal byte for byte.
 Json RequestToJson(const Request& request);
-// 16 hex digits of SHA-256 over DumpJson(request).
+// 16 hex digits of SHA-256 over DumpJson(request) (= FingerprintText of it).
 std::string Fingerprint(const Json& request);
+std::string FingerprintText(std::string_view request_text);
 
 std::string CassetteHeaderLine(const std::string& provider, ApiKind api);  // with '\n'
 std::string ExchangeLine(const Exchange& exchange);                       // with '\n'
 
+// What ParseCassette keeps of each recorded request (every one is checked
+// against its fingerprint whatever is kept): the JSON tree (`sepp replay
+// show`, tests); only its canonical text in request_text (a strict replay
+// compares texts, and the trees of every recorded conversation take ~10x
+// the file's size in memory); or only its first message, as
+// {"messages":[first]} (all a lenient replay ever looks at).
+enum class RequestForm { kJson, kText, kFirstMessage };
+
 // name is used in error messages ("FILE line 3: ...").
-Result<Cassette> ParseCassette(std::string_view text, const std::string& name);
-Result<Cassette> LoadCassette(const std::string& path);
+Result<Cassette> ParseCassette(std::string_view text, const std::string& name,
+                               RequestForm form = RequestForm::kJson);
+Result<Cassette> LoadCassette(const std::string& path, RequestForm form = RequestForm::kJson);
 
 const char* ApiName(ApiKind api);  // "anthropic", "openai_chat", "openai_responses"
 bool ApiFromName(std::string_view name, ApiKind* out);

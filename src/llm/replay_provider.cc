@@ -13,6 +13,12 @@ const Json& FirstMessage(const Json& request) {
   return m && m->is_array() && !m->empty() ? (*m)[0] : kNone;
 }
 
+// A recorded request, parsed again from its text (for a diff, on a miss).
+Json Parsed(const Exchange& x) {
+  auto j = ParseJson(x.request_text);
+  return j.ok() ? std::move(*j) : Json();
+}
+
 std::string Line(const Exchange& x) { return "line " + std::to_string(x.line); }
 
 class ReplayProvider : public Provider {
@@ -24,14 +30,14 @@ class ReplayProvider : public Provider {
 
   Result<Message> Complete(const Request& request, const StreamSink& sink, CancelToken* cancel) override {
     if (cancel && cancel->cancelled()) return Error::Make("aborted", "aborted");
-    Result<Exchange> x = [&] {
+    Result<const Exchange*> x = [&] {
       std::lock_guard lock(mu_);  // one request of this agent at a time keeps positions defined
       return replayer_->Serve(&cursor_, request);
     }();
     if (!x) return x.error();
-    PlayEvents(x->events, sink);
-    if (x->message) return *x->message;
-    return x->error;
+    PlayEvents((*x)->events, sink);
+    if ((*x)->message) return *(*x)->message;
+    return (*x)->error;
   }
 
  private:
@@ -46,20 +52,37 @@ class ReplayProvider : public Provider {
 CassetteReplayer::CassetteReplayer(Cassette cassette, std::string name, ReplayMode mode, CassetteScrub scrub)
     : cassette_(std::move(cassette)), name_(std::move(name)), mode_(mode), scrub_(std::move(scrub)) {
   for (size_t i = 0; i < cassette_.exchanges.size(); ++i) {
-    fingerprints_.push_back(Fingerprint(cassette_.exchanges[i].request));
-    streams_[cassette_.exchanges[i].agent].push_back(i);
+    Exchange& x = cassette_.exchanges[i];
+    scrub_.RevealResponse(&x);  // once here, not at every call
+    streams_[x.agent].push_back(i);
+    if (mode_ == ReplayMode::kStrict) {
+      if (x.request_text.empty()) x.request_text = DumpJson(x.request);  // parsed as kJson
+      x.request = Json();
+      by_fingerprint_[FingerprintText(x.request_text)].push_back(i);
+    }
   }
   for (auto& [agent, indices] : streams_) {
     std::stable_sort(indices.begin(), indices.end(), [this](size_t a, size_t b) {
       return cassette_.exchanges[a].call < cassette_.exchanges[b].call;
     });
   }
+  if (mode_ == ReplayMode::kLenient) {
+    // Served by position: only each agent's first message is ever compared.
+    for (const auto& [agent, indices] : streams_) {
+      const Exchange& x = cassette_.exchanges[indices[0]];
+      first_messages_[agent] = FirstMessage(x.request_text.empty() ? x.request : Parsed(x));
+    }
+    for (Exchange& x : cassette_.exchanges) {
+      x.request = Json();
+      std::string().swap(x.request_text);
+    }
+  }
   used_.assign(cassette_.exchanges.size(), false);
 }
 
 Result<std::shared_ptr<CassetteReplayer>> CassetteReplayer::Open(const std::string& path, ReplayMode mode,
                                                                   CassetteScrub scrub) {
-  auto c = LoadCassette(path);
+  auto c = LoadCassette(path, mode == ReplayMode::kStrict ? RequestForm::kText : RequestForm::kFirstMessage);
   if (!c) return c.error();
   return std::make_shared<CassetteReplayer>(std::move(*c), path, mode, std::move(scrub));
 }
@@ -75,44 +98,51 @@ std::unique_ptr<Provider> CassetteReplayer::NewProvider() {
   return std::make_unique<ReplayProvider>(shared_from_this(), cassette_.provider);
 }
 
-Result<Exchange> CassetteReplayer::Serve(Cursor* cursor, const Request& request) {
-  Json hidden = scrub_.Hide(RequestToJson(request));
-  std::lock_guard lock(mu_);
-  ++requests_;
-  auto x = mode_ == ReplayMode::kStrict ? ServeStrict(cursor, hidden) : ServeLenient(cursor, hidden);
-  if (!x) return x;
-  ++cursor->calls;
-  scrub_.RevealResponse(&*x);
+Result<const Exchange*> CassetteReplayer::Serve(Cursor* cursor, const Request& request) {
+  auto x = mode_ == ReplayMode::kStrict ? ServeStrict(cursor, request) : ServeLenient(cursor, request);
+  if (x) ++cursor->calls;
   return x;
 }
 
-Result<Exchange> CassetteReplayer::ServeStrict(Cursor* cursor, const Json& request) {
-  const std::string fp = Fingerprint(request);
-  for (size_t i = 0; i < used_.size(); ++i) {
-    if (!used_[i] && fingerprints_[i] == fp && cassette_.exchanges[i].request == request) {
-      used_[i] = true;
-      cursor->stream = cassette_.exchanges[i].agent;
-      return cassette_.exchanges[i];
+Result<const Exchange*> CassetteReplayer::ServeStrict(Cursor* cursor, const Request& request) {
+  // Converted and scrubbed outside the lock: parallel agents do it at once.
+  Json hidden = scrub_.Hide(RequestToJson(request));
+  std::string text = DumpJson(hidden);
+  std::string fp = FingerprintText(text);
+  std::lock_guard lock(mu_);
+  ++requests_;
+  if (auto it = by_fingerprint_.find(fp); it != by_fingerprint_.end()) {
+    for (size_t i : it->second) {
+      if (!used_[i] && cassette_.exchanges[i].request_text == text) {
+        used_[i] = true;
+        cursor->stream = cassette_.exchanges[i].agent;
+        return &cassette_.exchanges[i];
+      }
     }
   }
   // The closest recording: this agent's next, else the same conversation's,
   // else the first unused.
   int candidate = cursor->stream >= 0 ? FirstUnusedOfStream(cursor->stream) : -1;
   for (size_t i = 0; candidate < 0 && i < used_.size(); ++i) {
-    if (!used_[i] && FirstMessage(cassette_.exchanges[i].request) == FirstMessage(request)) candidate = int(i);
+    if (!used_[i] && FirstMessage(Parsed(cassette_.exchanges[i])) == FirstMessage(hidden)) candidate = int(i);
   }
   for (size_t i = 0; candidate < 0 && i < used_.size(); ++i) {
     if (!used_[i]) candidate = int(i);
   }
-  return Mismatch(request, candidate);
+  return Mismatch(hidden, candidate);
 }
 
-Result<Exchange> CassetteReplayer::ServeLenient(Cursor* cursor, const Json& request) {
+Result<const Exchange*> CassetteReplayer::ServeLenient(Cursor* cursor, const Request& request) {
+  std::lock_guard lock(mu_);
+  ++requests_;
   if (cursor->stream < 0) {
+    // Bound once, by the first message alone: the only part of a request
+    // lenient mode ever looks at.
+    Json first = request.messages.empty() ? Json() : scrub_.Hide(ToJson(request.messages[0]));
     for (int pass = 0; pass < 2 && cursor->stream < 0; ++pass) {
       for (const auto& [agent, indices] : streams_) {
         if (claimed_.count(agent)) continue;
-        if (pass == 0 && FirstMessage(cassette_.exchanges[indices[0]].request) != FirstMessage(request)) continue;
+        if (pass == 0 && first_messages_[agent] != first) continue;
         cursor->stream = agent;
         claimed_.insert(agent);
         break;
@@ -135,7 +165,7 @@ Result<Exchange> CassetteReplayer::ServeLenient(Cursor* cursor, const Json& requ
   }
   size_t i = indices[cursor->calls];
   used_[i] = true;
-  return cassette_.exchanges[i];
+  return &cassette_.exchanges[i];
 }
 
 int CassetteReplayer::FirstUnusedOfStream(int stream) const {
@@ -157,7 +187,7 @@ Error CassetteReplayer::Mismatch(const Json& request, int candidate) {
   } else {
     const Exchange& x = cassette_.exchanges[candidate];
     size_t total = 0;
-    auto diffs = DiffJson(x.request, request, 8, &total);
+    auto diffs = DiffJson(Parsed(x), request, 8, &total);
     report += "Closest recorded request: " + Line(x) + " (agent " + std::to_string(x.agent) +
               ", call " + std::to_string(x.call) + "). Differences:\n" + FormatDifferences(diffs, total);
     first = diffs.empty() ? "differs" : "first difference at " + diffs[0].path;

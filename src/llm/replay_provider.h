@@ -15,12 +15,22 @@
 // (the first unclaimed one whose first request has the same first message,
 // else the first unclaimed one), and is served that agent's exchanges by
 // position, whatever it asks. For replaying after a prompt was edited.
+//
+// Cost. The recorded requests are kept as their canonical text (DumpJson),
+// not as JSON trees, and indexed by fingerprint; the responses are revealed
+// once, at load, and served by reference. So a strict call costs one
+// conversion of the live request (it must be compared whole: that is the
+// guarantee) and a hash lookup, not a scan of the cassette; a lenient call
+// after the first costs O(1) whatever the conversation's length (it never
+// looks at the request), and a lenient replayer keeps no recorded request at
+// all, only each agent's first message.
 #pragma once
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "llm/cassette.h"
@@ -53,22 +63,26 @@ class CassetteReplayer : public std::enable_shared_from_this<CassetteReplayer> {
     int stream = -1;  // the recorded agent it is bound to
     int calls = 0;
   };
-  // Serves one request for the provider at cursor (under the lock).
-  Result<Exchange> Serve(Cursor* cursor, const Request& request);
+  // Serves one request for the provider at cursor. The exchange (its
+  // response revealed) lives as long as the replayer.
+  Result<const Exchange*> Serve(Cursor* cursor, const Request& request);
 
  private:
-  Result<Exchange> ServeStrict(Cursor* cursor, const Json& request);
-  Result<Exchange> ServeLenient(Cursor* cursor, const Json& request);
+  Result<const Exchange*> ServeStrict(Cursor* cursor, const Request& request);
+  Result<const Exchange*> ServeLenient(Cursor* cursor, const Request& request);
   Error Mismatch(const Json& request, int candidate);
   int FirstUnusedOfStream(int stream) const;  // -1: none
 
-  Cassette cassette_;
+  Cassette cassette_;  // requests as request_text (strict) or dropped (lenient)
   std::string name_;
   ReplayMode mode_;
   CassetteScrub scrub_;
-  std::vector<std::string> fingerprints_;
+  // Strict: exchange indices by the fingerprint of their request, file order.
+  std::unordered_map<std::string, std::vector<size_t>> by_fingerprint_;
   // Exchange indices of each recorded agent, in call order.
   std::map<int, std::vector<size_t>> streams_;
+  // Lenient: each recorded agent's first message (scrubbed), for binding.
+  std::map<int, Json> first_messages_;
 
   mutable std::mutex mu_;
   std::vector<bool> used_;

@@ -312,6 +312,94 @@ TEST(Replay, StrictRequestBeyondTheRecordingSaysItIsNew) {
   EXPECT_NE(replayer->Problems().find("All 1 recorded exchanges were used"), std::string::npos);
 }
 
+// The strict index (requests by fingerprint): a long conversation asked
+// back to front is served by content, every exchange once; two agents that
+// asked the very same request share its fingerprint and get the recorded
+// answers in file order; a third asking it is told the recording is spent.
+TEST(Replay, StrictIndexFindsEachRequestByContentInAnyOrder) {
+  std::vector<Exchange> xs;
+  std::vector<Request> asked;
+  std::vector<std::string> more;
+  for (int i = 0; i < 60; ++i) {
+    asked.push_back(TaskRequest("long task", more));
+    xs.push_back(Answer(0, i, asked.back(), "answer " + std::to_string(i)));
+    more.push_back("turn " + std::to_string(i));
+  }
+  auto replayer = FromText(Write(xs), ReplayMode::kStrict);
+  auto p = replayer->NewProvider();
+  for (int i = 59; i >= 0; --i) EXPECT_EQ(Answered(*p, asked[i]), "answer " + std::to_string(i));
+  EXPECT_EQ(replayer->Problems(), "");
+
+  Request same = TaskRequest("same task");
+  auto twice = FromText(Write({Answer(0, 0, same, "first"), Answer(1, 0, same, "second")}), ReplayMode::kStrict);
+  auto p1 = twice->NewProvider(), p2 = twice->NewProvider(), p3 = twice->NewProvider();
+  EXPECT_EQ(Answered(*p1, same), "first");
+  EXPECT_EQ(Answered(*p2, same), "second");
+  std::string spent = Answered(*p3, same);
+  EXPECT_NE(spent.find("request 3 matches no unused exchange of t.cassette (the recording has no more exchanges)"),
+            std::string::npos)
+      << spent;
+  EXPECT_NE(twice->Problems().find("All 2 recorded exchanges were used: this request is new."), std::string::npos)
+      << twice->Problems();
+}
+
+// A cassette opened for replay keeps its requests as text (RequestForm::kText,
+// no JSON trees): damage is still caught by the fingerprint, and a miss still
+// names the recorded request it came closest to and every difference.
+TEST(Replay, OpenedCassetteKeepsRequestTextAndAMissStillShowsTheDiff) {
+  Request first = TaskRequest("fix the bug", {"in parser.cc"});
+  std::string text = Write({Answer(0, 0, first, "done")});
+  auto c = ParseCassette(text, "t.cassette", RequestForm::kText);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->exchanges[0].request.is_null());
+  EXPECT_EQ(c->exchanges[0].request_text, DumpJson(RequestToJson(first)));
+  std::string damaged = text;
+  damaged.replace(damaged.find("in parser.cc"), 12, "in lexer.cc!");
+  auto bad = ParseCassette(damaged, "t.cassette", RequestForm::kText);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("the fingerprint does not match"), std::string::npos) << bad.error().message;
+
+  fs::path path = fs::temp_directory_path() / ("sepp-cassette-" + ShortId());
+  ASSERT_TRUE(WriteFileAtomic(path, text).ok());
+  auto replayer = CassetteReplayer::Open(path.string(), ReplayMode::kStrict, CassetteScrub());
+  fs::remove(path);
+  ASSERT_TRUE(replayer.ok()) << replayer.error().message;
+  auto p = (*replayer)->NewProvider();
+  std::string miss = Answered(*p, TaskRequest("fix the bug", {"in lexer.cc"}));
+  EXPECT_NE(miss.find("replay_mismatch: replay: request 1 matches no unused exchange"), std::string::npos) << miss;
+  EXPECT_NE(miss.find("first difference at messages[1].content[0].text"), std::string::npos) << miss;
+  std::string report = (*replayer)->Problems();
+  EXPECT_NE(report.find("Closest recorded request: line 2 (agent 0, call 0)"), std::string::npos) << report;
+  EXPECT_NE(report.find("recorded: \"in parser.cc\"\n    now:      \"in lexer.cc\""), std::string::npos) << report;
+  EXPECT_EQ(Answered(*p, first), "done") << "a miss uses nothing up";
+}
+
+// Lenient serves by position from the first call's binding on: a request
+// that has nothing in common with the recording (no messages at all) is
+// still answered, and the responses come back with this run's values for
+// the recorded placeholders.
+TEST(Replay, LenientNeverLooksPastTheFirstMessageAndRevealsPlaceholders) {
+  Exchange x0 = Answer(0, 0, TaskRequest("task"), std::string("in ") + kCwdPlaceholder);
+  Exchange x1 = Answer(0, 1, TaskRequest("task", {"go on"}), std::string("still in ") + kCwdPlaceholder);
+  auto c = ParseCassette(Write({x0, x1}), "t.cassette", RequestForm::kFirstMessage);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->exchanges[1].request, (Json{{"messages", Json::array({ToJson(Message::User("task"))})}}))
+      << "a lenient replay keeps only the first message of each request";
+  EXPECT_TRUE(c->exchanges[1].request_text.empty());
+  auto replayer = std::make_shared<CassetteReplayer>(std::move(*c), "t.cassette", ReplayMode::kLenient,
+                                                     CassetteScrub("/work/here", kDate));
+  auto p = replayer->NewProvider();
+  std::string streamed;
+  StreamSink sink;
+  sink.on_text = [&](std::string_view t) { streamed += t; };
+  auto m = p->Complete(TaskRequest("task"), sink, nullptr);
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->Text(), "in /work/here");
+  EXPECT_EQ(streamed, "in /work/here");
+  EXPECT_EQ(Answered(*p, Request()), "still in /work/here");
+  EXPECT_EQ(Answered(*replayer->NewProvider(), TaskRequest("task")).find("ERROR replay_mismatch: this run starts more agents"), 0u);
+}
+
 TEST(Replay, LenientServesEachAgentByPosition) {
   Request a0 = TaskRequest("task A"), a1 = TaskRequest("task A", {"x"});
   Request b0 = TaskRequest("task B");

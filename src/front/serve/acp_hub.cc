@@ -156,9 +156,11 @@ class Channel {
     last_seq_ = seq;
     ring_.push_back({seq, now, line});
     if (ring_.size() > options_.ring) ring_.pop_front();
+    bool answered = false;
     if (parsed.message && parsed.message->kind == jsonrpc::Message::Kind::kResponse) {
       auto it = pending_.find(DumpJson(parsed.message->id));
       if (it != pending_.end() && !it->second.done) {
+        answered = true;
         it->second.done = true;
         it->second.response = line;
         it->second.seq = seq;
@@ -170,7 +172,9 @@ class Channel {
       }
     }
     lock.unlock();  // the woken do not wait for the lock
-    cv_.notify_all();
+    events_cv_.notify_all();
+    // A POST is woken by its own answer only, not by every update.
+    if (answered) answers_cv_.notify_all();
   }
 
   // Writes one line to the agent; false when it is gone.
@@ -224,17 +228,22 @@ class Channel {
       }
       // Wakes on the answer; the period only bounds how late a vanished
       // client is noticed.
-      cv_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(250)));
+      answers_cv_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(250)));
     }
     Pending p = std::move(pending_[key]);
     pending_.erase(key);
-    // Let the subscribers write what came before the answer.
+    // Let the subscribers write the events that came before the answer
+    // (not the answer's own frame: the body carries it, and clients dedup
+    // by id). They usually have by now, having been woken by the first of
+    // them: then the answer goes out without waiting for another thread.
     auto flush_until = Clock::now() + options_.flush_wait;
-    cv_.wait_until(lock, flush_until, [&] {
+    ++flushing_;
+    answers_cv_.wait_until(lock, flush_until, [&] {
       for (const auto& [sub, cursor] : cursors_)
-        if (cursor < p.seq) return closed_;
+        if (cursor < p.seq - 1) return closed_;
       return true;
     });
+    --flushing_;
     *answer = std::move(p.response);
     return Wait::kAnswered;
   }
@@ -245,7 +254,8 @@ class Channel {
     {
       std::lock_guard lock(mu_);
       closed_ = true;
-      cv_.notify_all();
+      events_cv_.notify_all();
+      answers_cv_.notify_all();
     }
     std::lock_guard lock(write_mu_);
     to_agent_.Reset();
@@ -303,7 +313,7 @@ class Channel {
         } else if (closed_) {
           break;
         } else {
-          cv_.wait_until(lock, std::min(next_beat, Clock::now() + std::chrono::milliseconds(250)));
+          events_cv_.wait_until(lock, std::min(next_beat, Clock::now() + std::chrono::milliseconds(250)));
         }
       }
       if (from_log) {
@@ -328,11 +338,14 @@ class Channel {
           frames += "event: message\nid: " + std::to_string(e.seq) + "\ndata: " + e.data + "\n\n";
         if (!w.Write(frames)) break;
         cursor = batch.back().seq;
+        bool flushing;
         {
           std::lock_guard lock(mu_);
           cursors_[sub] = cursor;
+          flushing = flushing_ > 0;
         }
-        cv_.notify_all();  // a POST may wait for this subscriber
+        // Only a POST in its flush wait cares (the other subscribers do not).
+        if (flushing) answers_cv_.notify_all();
         continue;
       }
       if (w.client_gone()) break;
@@ -343,7 +356,7 @@ class Channel {
     }
     std::lock_guard lock(mu_);
     cursors_.erase(sub);
-    cv_.notify_all();
+    if (flushing_ > 0) answers_cv_.notify_all();
   }
 
  private:
@@ -366,7 +379,9 @@ class Channel {
 
   std::mutex publish_mu_;  // one Publish at a time; guards log_failed_
   std::mutex mu_;  // guards what follows
-  std::condition_variable cv_;
+  std::condition_variable events_cv_;   // subscribers: a new event, or closed
+  std::condition_variable answers_cv_;  // POSTs: an answer, a flush's progress, or closed
+  int flushing_ = 0;                    // POSTs in their flush wait
   bool running_ = false;
   bool closed_ = false;
   bool log_failed_ = false;
