@@ -19,6 +19,7 @@
 #include "support/fake_provider.h"
 #include "support/tool_results.h"
 #include "workspace/git_servers.h"
+#include "workspace/private_sshd.h"
 
 namespace sepp::e2e {
 namespace {
@@ -435,6 +436,59 @@ TEST_F(WorkspaceE2E, GitInsideTheSessionReachesOnlyTheAllowedRemote) {
   auto bad = RunSepp(run);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("SEPP_SSH_HOSTS"), std::string::npos) << bad.err;
+}
+
+// The same over SSH, against a real sshd (tests/workspace/private_sshd.h):
+// the agent's git clones and fetches through the session's tunnel with a
+// deploy key in the worktree and the host key given; another port is
+// refused. Skips only where sshd is not installed.
+TEST_F(WorkspaceE2E, GitInsideTheSessionClonesAndFetchesOverSsh) {
+  std::string sshd = testing_git::PrivateSshd::Find();
+  if (sshd.empty()) GTEST_SKIP() << "sshd is not installed (apt-get install openssh-server; scripts/setup does)";
+  ASSERT_EQ(testing_git::MakeDumbRemote(root_), 0);
+  testing_git::PrivateSshd server(sshd, root_ / "sshd");
+  ASSERT_EQ(server.error(), "");
+  fs::path wt = NewWorkspace("ssh")["worktree"].get<std::string>();
+  fs::copy_file(server.client_key(), wt / "deploy_key");
+  fs::permissions(wt / "deploy_key", fs::perms::owner_read | fs::perms::owner_write);
+  const std::string port = std::to_string(server.port());
+  const std::string url = "ssh://" + server.user() + "@localhost:" + port + (root_ / "srv/remote.git").string();
+  const std::string prelude = "printf '%s\\n' '[localhost]:" + port + " " + server.host_public_key() +
+                              "' > /tmp/sepp-ssh-known_hosts; export GIT_SSH_COMMAND=\"$GIT_SSH_COMMAND -i " +
+                              (wt / "deploy_key").string() + "\"; ";
+  auto bash = [](const std::string& id, const std::string& cmd) {
+    return Json{{"tool_calls", {{{"id", id}, {"name", "bash"}, {"arguments", {{"command", cmd}}}}}}};
+  };
+  ASSERT_TRUE(fp_.Start().ok());
+  fp_.SetScript({{"responses",
+                  {bash("clone", prelude + "git clone -q '" + url + "' c && git -C c log --format=%s"),
+                   Json{{"text", "done"}}}}});
+  RunOptions run;
+  run.args = {"attach", "ssh", "--", "-p", "clone over ssh"};
+  run.env = Env();
+  run.env["SEPP_SSH_HOSTS"] = "localhost:" + port;
+  run.cwd = repo_.string();
+  auto r = RunSepp(run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ResultFor("clone").find("seed commit"), std::string::npos) << ResultFor("clone") << server.log();
+  EXPECT_TRUE(server.WaitFor("Accepted publickey", 1)) << server.log();
+
+  // The remote moves on; the next run of the session fetches it, and
+  // another port of the same host is refused by the proxy.
+  ASSERT_EQ(Shell(root_ / "seed", "echo more >> f && git -c user.name=t -c user.email=t@t commit -qam 'second commit' && "
+                                  "git push -q '" + (root_ / "srv/remote.git").string() + "' HEAD:refs/heads/main")
+                .code,
+            0);
+  fp_.SetScript({{"responses",
+                  {bash("fetch", prelude + "git -C c fetch -q origin && git -C c log --format=%s origin/main"),
+                   bash("other", prelude + "git ls-remote 'ssh://" + server.user() + "@localhost:1/x.git'; echo rc=$?"),
+                   Json{{"text", "done"}}}}});
+  run.args = {"attach", "ssh", "--", "-p", "fetch"};
+  auto again = RunSepp(run);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(ResultFor("fetch").find("second commit"), std::string::npos) << ResultFor("fetch") << server.log();
+  EXPECT_NE(ResultFor("other").find("egress proxy refused localhost:1"), std::string::npos) << ResultFor("other");
+  EXPECT_TRUE(server.WaitFor("Accepted publickey", 2)) << server.log();
 }
 
 }  // namespace
