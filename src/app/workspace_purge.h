@@ -14,6 +14,7 @@
 // (the repository's and the user's, not the session's), trust records
 // (keyed by content, not by a session).
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
