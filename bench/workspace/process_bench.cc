@@ -130,6 +130,13 @@ int main(int argc, char** argv) {
   TreeCpu cpu;  // before the worker starts: it and its sandbox inherit the cgroup
   fs::path ws = fs::temp_directory_path() / ("sepp-process-bench-" + std::to_string(getpid()));
   fs::create_directories(ws);
+  struct RemoveAtExit {
+    fs::path dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } remove_ws{ws};  // also when a step fails
   bool with_node = system("command -v node >/dev/null 2>&1") == 0 && fs::exists(sage_script);
   if (with_node) fs::copy_file(sage_script, ws / "sage_process_list.mjs");
   sandbox::Policy policy = sandbox::DefaultToolPolicy(ws);
@@ -206,7 +213,5 @@ int main(int argc, char** argv) {
   printf("(CPU: the whole tree; sepp side: this process alone, the rest is the worker and what it ran)\n");
   printf("target: process_list <= 20 ms (wall)\n");
   printf("load average: %s", Slurp("/proc/loadavg").c_str());
-  std::error_code ec;
-  fs::remove_all(ws, ec);
   return 0;
 }
