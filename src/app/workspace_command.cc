@@ -6,7 +6,7 @@
 //   sepp status [T]      sepp diff [--stat] [--base REF] [T]
 //   sepp merge [--remove] [--squash | --ff-only] [-m MSG] [T]
 //   sepp push [T] [REMOTE]
-//   sepp remove|rm [--delete-branch] [--force] [T]
+//   sepp remove|rm [--delete-branch] [--force] [--purge] T
 //
 // T: a list index, name, branch or worktree path; by default the session
 // the caller is inside, else the newest. The git side is workspace/; here
@@ -26,6 +26,7 @@
 
 #include "app/commands.h"
 #include "app/session_stores.h"
+#include "app/workspace_purge.h"
 #include "base/clock.h"
 #include "base/terminal_text.h"
 #include "workspace/git.h"
@@ -299,12 +300,27 @@ int DiffCommand(int argc, char** argv) {
   return kOk;
 }
 
-int RemoveWorkspace(const Target& t, bool delete_branch, bool force, const std::string& command) {
+// The worktree, scratch and record (workspace::Remove), then what the
+// session left in $SEPP_HOME (workspace_purge.h); purge: its logs too.
+int RemoveWorkspace(const Target& t, bool delete_branch, bool force, bool purge, const std::string& command) {
   auto st = workspace::Remove(t.repo, t.w, delete_branch, force);
   if (!st.ok()) return Fail(command, st.error().message);
-  std::printf("removed %s (%s)%s\n", t.w.slot.name.c_str(), t.w.slot.worktree.c_str(),
-              delete_branch ? " and its branch" : ("; the branch " + t.w.branch + " stays").c_str());
-  return kOk;
+  // The memory project key of a session in a worktree of this repository
+  // (runtime/recall.cc names it so).
+  PurgeReport p = PurgeWorkspaceData(t.w.slot.worktree, "git:" + t.repo.key, purge);
+  std::string kept = delete_branch ? " and its branch" : "; the branch " + t.w.branch + " stays";
+  std::printf("removed %s (%s)%s\n", t.w.slot.name.c_str(), t.w.slot.worktree.c_str(), kept.c_str());
+  std::printf("deleted %lld stored output(s)", static_cast<long long>(p.outputs));
+  if (purge)
+    std::printf(", %lld session log(s) and %lld session memory(ies)", static_cast<long long>(p.sessions),
+                static_cast<long long>(p.memories));
+  std::printf("\n");
+  if (p.sessions_kept > 0)
+    std::printf("kept its %lld session log(s): sepp sessions list --all shows them, sepp sessions rm ID "
+                "deletes one (remove --purge deletes them with the worktree)\n",
+                static_cast<long long>(p.sessions_kept));
+  for (const auto& problem : p.problems) Fail(command, problem);
+  return p.problems.empty() ? kOk : kError;
 }
 
 int MergeCommand(int argc, char** argv) {
@@ -336,7 +352,7 @@ int MergeCommand(int argc, char** argv) {
     for (const auto& f : m->conflicts) std::printf("  %s\n", VisibleControls(f).c_str());
     return kError;
   }
-  return remove ? RemoveWorkspace(*t, false, false, "merge") : kOk;
+  return remove ? RemoveWorkspace(*t, false, false, false, "merge") : kOk;
 }
 
 int PushCommand(int argc, char** argv) {
@@ -370,17 +386,19 @@ int PushCommand(int argc, char** argv) {
 
 int RemoveCommand(int argc, char** argv, const std::string& name) {
   SplitArgs args = Split(argc, argv);
-  CLI::App cli{"Removes a session's worktree and scratch folder; the branch stays", "sepp " + name};
+  CLI::App cli{"Removes a session's worktree, scratch folder and stored outputs; the branch and the "
+               "session logs stay", "sepp " + name};
   std::string target;
-  bool delete_branch = false, force = false;
+  bool delete_branch = false, force = false, purge = false;
   cli.add_option("target", target, "list index, name, branch or worktree path");
   cli.add_flag("--delete-branch", delete_branch, "delete the branch sepp/NAME too");
   cli.add_flag("--force", force, "remove even with uncommitted changes (they are lost)");
+  cli.add_flag("--purge", purge, "delete the session logs and their session memories too");
   if (auto code = Parse(cli, args.own)) return *code;
   if (target.empty()) return Fail(name, "name the session to remove (see: sepp list)");
   auto t = FindTarget(target);
   if (!t.ok()) return Fail(name, t.error().message);
-  return RemoveWorkspace(*t, delete_branch, force, name);
+  return RemoveWorkspace(*t, delete_branch, force, purge, name);
 }
 
 }  // namespace

@@ -356,6 +356,21 @@ Result<int64_t> Store::Purge(const Scope& scope, bool whole_project) {
   return PurgeWhere(scope, o);
 }
 
+Result<int64_t> Store::PurgeFolder(const std::string& folder) {
+  std::string f = folder;
+  while (f.size() > 1 && f.back() == '/') f.pop_back();
+  if (f.empty() || f[0] != '/') return Error{"not an absolute folder: '" + folder + "'", "usage"};
+  std::lock_guard<std::mutex> lock(mu_);
+  // A prefix compared with substr, not LIKE: '%' and '_' in a path are
+  // ordinary characters, and "/a/wt" must not take "/a/wt2".
+  auto q = SqliteStmt::Prepare(*db_,
+      "SELECT id FROM context_sources WHERE project = ?1 OR "
+      "substr(project, 1, length(?1) + 1) = ?1 || '/'");
+  if (!q.ok()) return q.error();
+  q->Bind(1, f);
+  return DeleteSources(*db_, *q);
+}
+
 Result<int64_t> Store::PurgeWhere(const Scope& scope, const PurgeOptions& o) {
   std::lock_guard<std::mutex> lock(mu_);
   auto q = SqliteStmt::Prepare(*db_, (std::string("SELECT s.id FROM context_sources s WHERE ") +

@@ -171,6 +171,10 @@ class Store {
   // Every source of scope's session (all of the project's when
   // whole_project) goes: `sepp remove` of a workspace session, tests.
   Result<int64_t> Purge(const Scope& scope, bool whole_project);
+  // Every source of every project at or below folder (an absolute path,
+  // compared as stored): `sepp remove`, whose worktree is the project of
+  // every session run in it or in a folder of it. Returns how many went.
+  Result<int64_t> PurgeFolder(const std::string& folder);
 
   const std::string& file() const { return db_->file(); }
 

@@ -53,7 +53,19 @@ Result<int> Wait(pid_t pid) {
 
 }  // namespace
 
-Result<GitOutput> Git(const std::filesystem::path& cwd, const std::vector<std::string>& args) {
+Result<GitOutput> Git(const std::filesystem::path& cwd, const std::vector<std::string>& args,
+                      std::string_view input) {
+  // The input goes into the pipe whole before git runs: no write can block
+  // or meet a closed reader (no SIGPIPE when git fails early).
+  UniqueFd in_r;
+  if (!input.empty()) {
+    if (input.size() > 4096) return Error{"git input over 4 KiB", "usage"};
+    auto in = MakePipe();
+    if (!in.ok()) return in.error();
+    in_r = std::move(in->first);
+    if (write(in->second.get(), input.data(), input.size()) != static_cast<ssize_t>(input.size()))
+      return Error{"cannot write git's input: " + std::string(std::strerror(errno)), "io"};
+  }
   auto out = MakePipe();
   if (!out.ok()) return out.error();
   auto err = MakePipe();
@@ -63,7 +75,8 @@ Result<GitOutput> Git(const std::filesystem::path& cwd, const std::vector<std::s
   Child c = MakeChild(cwd, args);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (in_r.valid()) posix_spawn_file_actions_adddup2(&fa, in_r.get(), 0);
+  else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, out_w.get(), 1);
   posix_spawn_file_actions_adddup2(&fa, err_w.get(), 2);
   pid_t pid = 0;
@@ -74,6 +87,7 @@ Result<GitOutput> Git(const std::filesystem::path& cwd, const std::vector<std::s
                  "not_found"};
   out_w.Reset();
   err_w.Reset();
+  in_r.Reset();
   GitOutput r;
   pollfd fds[2] = {{out_r.get(), POLLIN, 0}, {err_r.get(), POLLIN, 0}};
   std::string* sinks[2] = {&r.out, &r.err};

@@ -8,6 +8,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/result.h"
@@ -21,9 +22,11 @@ struct GitOutput {
   bool ok() const { return exit_code == 0; }
 };
 
-// `git -C cwd args...` with stdout and stderr captured, stdin /dev/null.
+// `git -C cwd args...` with stdout and stderr captured; stdin is input
+// (at most 4 KiB: it is put in the pipe before git starts), else /dev/null.
 // Fails only when git cannot be started.
-Result<GitOutput> Git(const std::filesystem::path& cwd, const std::vector<std::string>& args);
+Result<GitOutput> Git(const std::filesystem::path& cwd, const std::vector<std::string>& args,
+                      std::string_view input = {});
 
 // The same with the terminal's stdio (push: progress and prompts); the exit code.
 Result<int> GitInteractive(const std::filesystem::path& cwd, const std::vector<std::string>& args);

@@ -113,24 +113,30 @@ std::vector<std::string> Untracked(const fs::path& dir) {
 }  // namespace
 
 Result<Repo> FindRepo(const fs::path& dir) {
-  auto g = Git(dir, {"rev-parse", "--path-format=absolute", "--git-common-dir"});
+  // One git for the three facts (every command starts here; `sepp new`'s
+  // time beyond `git worktree add` is mostly the git processes it starts).
+  // --show-toplevel fails outside a work tree (a bare repository, or inside
+  // .git) after the first two are printed.
+  auto g = Git(dir, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository",
+                     "--show-toplevel"});
   if (!g.ok()) return g.error();
-  if (!g->ok())
+  std::vector<std::string> lines;
+  std::istringstream in(g->out);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (lines.size() < 2 || lines[0].empty())
     return Error{dir.string() + " is not in a git repository (sepp new needs one: git init, or cd into it)",
                  "not_a_repository"};
   Repo r;
   std::error_code ec;
-  r.common_dir = fs::weakly_canonical(Trimmed(g->out), ec);
-  auto bare = Git(dir, {"rev-parse", "--is-bare-repository"});
-  bool is_bare = bare.ok() && bare->ok() && Trimmed(bare->out) == "true";
+  r.common_dir = fs::weakly_canonical(lines[0], ec);
+  bool is_bare = lines[1] == "true";
   if (!is_bare) r.checkout = r.common_dir.parent_path();
   std::string stem = (is_bare ? r.common_dir : r.checkout).filename().string();
   if (stem.ends_with(".git")) stem.resize(stem.size() - 4);
   if (stem.empty() || CheckName(stem).ok() == false) stem = "repo";
   r.key = stem + "-" + Sha256Hex(r.common_dir.string()).substr(0, 8);
-  auto top = Git(dir, {"rev-parse", "--show-toplevel"});
-  if (top.ok() && top->ok()) {
-    fs::path t = fs::weakly_canonical(Trimmed(top->out), ec);
+  if (g->ok() && lines.size() >= 3) {
+    fs::path t = fs::weakly_canonical(lines[2], ec);
     if (auto slot = SlotOf(t); slot && slot->repo_key == r.key && slot->worktree == t) r.inside = slot;
   }
   return r;
@@ -147,39 +153,73 @@ Json WorkspaceToJson(const Workspace& w) {
               {"scratch", w.slot.scratch.string()}};
 }
 
+namespace {
+
+// What `sepp new` must know before `git worktree add`, from one git: the
+// commit each name resolves to, "" when it names none (missing, ambiguous,
+// or not a commit). Names with a line break are refused before this.
+Result<std::vector<std::string>> CommitsOf(const fs::path& from, const std::vector<std::string>& names) {
+  std::string input;
+  for (const auto& n : names) input += n + "^{commit}\n";
+  auto g = Git(from, {"cat-file", "--batch-check=%(objectname) %(objecttype)"}, input);
+  if (!g.ok()) return g.error();
+  if (!g->ok()) return GitError("git cat-file failed", *g);
+  std::vector<std::string> out;
+  std::istringstream in(g->out);
+  for (std::string line; out.size() < names.size() && std::getline(in, line);) {
+    size_t sp = line.find(' ');
+    bool commit = sp != std::string::npos && line.substr(sp + 1) == "commit" &&
+                  std::all_of(line.begin(), line.begin() + static_cast<long>(sp), ::isxdigit);
+    out.push_back(commit ? line.substr(0, sp) : "");
+  }
+  if (out.size() != names.size()) return Error{"git cat-file answered " + std::to_string(out.size()) +
+                                                   " of " + std::to_string(names.size()) + " names", "git"};
+  return out;
+}
+
+}  // namespace
+
 Result<Workspace> Create(const Repo& repo, const CreateOptions& options) {
   fs::path from = repo.checkout.empty() ? repo.common_dir : repo.checkout;
   if (!options.name.empty())
     if (auto st = CheckName(options.name); !st.ok()) return st.error();
   // The base: what the caller works on, so the session starts where they are.
   std::string base = options.base;
+  bool given = !base.empty();
   if (base.empty())
-    if (const char* e = std::getenv("SEPP_BASE_REF"); e && *e) base = e;
+    if (const char* e = std::getenv("SEPP_BASE_REF"); e && *e) base = e, given = true;
+  if (std::any_of(base.begin(), base.end(), [](char c) { return c == '\n' || c == '\r' || c == '\0'; }))
+    return Error{"base '" + base + "' holds a line break: give a branch, tag or commit", "usage"};
   if (base.empty()) {
     auto b = Git(from, {"symbolic-ref", "--quiet", "--short", "HEAD"});
     if (b.ok() && b->ok()) base = Trimmed(b->out);
   }
-  if (base.empty() || !Resolves(from, base)) {
-    if (!options.base.empty() || std::getenv("SEPP_BASE_REF"))
-      return Error{"base '" + base + "' does not name a commit in " + from.string() +
-                       " (give --base REF or set SEPP_BASE_REF to a branch, tag or commit)",
-                   "usage"};
-    auto head = GitLine(from, {"rev-parse", "--verify", "HEAD^{commit}"}, "reading HEAD");
-    if (!head.ok())
-      return Error{"the repository has no commit yet: make one first (sepp new branches from it)",
-                   "usage"};
-    base = *head;
-  }
-  auto commit = GitLine(from, {"rev-parse", "--verify", base + "^{commit}"}, "resolving the base");
-  if (!commit.ok()) return commit.error();
 
   for (int attempt = 0;; ++attempt) {
     std::string name = options.name.empty() ? GeneratedName() : options.name;
     WorktreeSlot slot = SlotFor(repo.key, name);
     std::string branch = "sepp/" + name;
+    // The base's commit (or HEAD's, for a detached or unborn HEAD) and
+    // whether the branch is taken, in one git.
+    std::vector<std::string> names = {base.empty() ? "HEAD" : base, "refs/heads/" + branch};
+    if (!given && !base.empty()) names.push_back("HEAD");
+    auto commits = CommitsOf(from, names);
+    if (!commits.ok()) return commits.error();
+    std::string commit = (*commits)[0];
+    std::string base_ref = base;
+    if (commit.empty() && given)
+      return Error{"base '" + base + "' does not name a commit in " + from.string() +
+                       " (give --base REF or set SEPP_BASE_REF to a branch, tag or commit)",
+                   "usage"};
+    if (commit.empty() || base.empty()) {
+      // No branch checked out (detached), or one without a commit yet: HEAD's commit.
+      commit = names.size() > 2 ? (*commits)[2] : commit;
+      base_ref = commit;
+    }
+    if (commit.empty())
+      return Error{"the repository has no commit yet: make one first (sepp new branches from it)", "usage"};
     std::error_code ec;
-    bool taken = fs::exists(slot.worktree, ec) || fs::exists(slot.record, ec) ||
-                 Resolves(from, "refs/heads/" + branch);
+    bool taken = fs::exists(slot.worktree, ec) || fs::exists(slot.record, ec) || !(*commits)[1].empty();
     if (taken) {
       if (!options.name.empty())
         return Error{"a session named '" + name + "' exists already (branch " + branch +
@@ -189,7 +229,7 @@ Result<Workspace> Create(const Repo& repo, const CreateOptions& options) {
       return Error{"could not find a free session name", "exists"};
     }
     fs::create_directories(slot.worktree.parent_path(), ec);
-    auto add = Git(from, {"worktree", "add", "--quiet", "-b", branch, slot.worktree.string(), *commit});
+    auto add = Git(from, {"worktree", "add", "--quiet", "-b", branch, slot.worktree.string(), commit});
     if (!add.ok()) return add.error();
     if (!add->ok()) return GitError("git worktree add failed", *add);
     fs::create_directories(slot.scratch, ec);
@@ -197,8 +237,8 @@ Result<Workspace> Create(const Repo& repo, const CreateOptions& options) {
     Workspace w;
     w.slot = slot;
     w.branch = branch;
-    w.base_ref = base;
-    w.base_commit = *commit;
+    w.base_ref = base_ref;
+    w.base_commit = commit;
     w.checkout = from.string();
     w.created_ms = NowMs();
     Json j = WorkspaceToJson(w);

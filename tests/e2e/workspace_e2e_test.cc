@@ -10,13 +10,16 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "base/file.h"
 #include "base/ids.h"
 #include "e2e/run_sepp.h"
+#include "sqlite/sqlite_db.h"
 #include "support/fake_provider.h"
 #include "support/tool_results.h"
 #include "workspace/git_servers.h"
+#include "workspace/private_sshd.h"
 
 namespace sepp::e2e {
 namespace {
@@ -244,6 +247,111 @@ TEST_F(WorkspaceE2E, RemoveKeepsTheBranchRefusesLostWorkAndALiveSession) {
   EXPECT_NE(Shell(repo_, "git rev-parse --verify -q sepp/gone").code, 0);
 }
 
+// Rows of the table in the database file under SEPP_HOME matching where.
+int64_t Rows(const fs::path& db, const std::string& table, const std::string& where) {
+  auto d = sqlite::SqliteDb::Open(db);
+  if (!d.ok()) return -1;
+  auto q = sqlite::SqliteStmt::Prepare(**d, ("SELECT count(*) FROM " + table + " WHERE " + where).c_str());
+  if (!q.ok() || !q->Step().ok()) return -1;
+  return q->Int(0);
+}
+
+// JSONL session logs whose header names folder as their cwd.
+int SessionLogsOf(const fs::path& sepp_home, const fs::path& folder) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::recursive_directory_iterator(sepp_home / "sessions", ec)) {
+    if (e.path().extension() != ".jsonl") continue;
+    std::ifstream in(e.path());
+    std::string header;
+    std::getline(in, header);
+    Json h = Json::parse(header, nullptr, false);
+    n += h.is_object() && h.value("cwd", "") == folder.string();
+  }
+  return n;
+}
+
+// `sepp remove` takes what only the session had in SEPP_HOME: its stored
+// outputs (a new session of the same name, in the same folder, finds none
+// of them), its saved grants and prompt history; other sessions' outputs
+// stay. The session log stays unless --purge, which takes it and its
+// session memories, never the project's.
+TEST_F(WorkspaceE2E, RemoveDeletesTheSessionsStoredOutputsAndOnlyThose) {
+  fs::path home = root_ / "home" / ".sepp";
+  auto call = [](const std::string& id, const std::string& name, Json args) {
+    return Json{{"tool_calls", {{{"id", id}, {"name", name}, {"arguments", std::move(args)}}}}};
+  };
+  // 2,000 lines: over the sidecar's threshold, stored whole.
+  auto big = [](const std::string& word) {
+    return "for i in $(seq 1 2000); do echo \"line $i of the build log " + word + "\"; done";
+  };
+  const std::string gone_word = "PURGEDWORDq7x", kept_word = "KEPTWORDz3k";
+  auto search = [&](const std::string& id, const std::string& word) {
+    return call(id, "context_search", {{"query", word}, {"global", true}});
+  };
+  ASSERT_TRUE(fp_.Start().ok());
+  fp_.SetScript({{"responses",
+                  {call("out", "bash", {{"command", big(gone_word)}}), search("found", gone_word),
+                   call("smem", "memory_add", {{"text", "session memo SMEMOk2"}, {"scope", "session"}}),
+                   call("pmem", "memory_add", {{"text", "project memo PMEMOk2"}, {"scope", "project"}}),
+                   Json{{"text", "done"}}}}});
+  auto r = Sepp({"new", "--name", "big", "--", "-p", "build"}, repo_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_NE(ResultFor("out").find("[context-sidecar]"), std::string::npos) << ResultFor("out");
+  ASSERT_NE(ResultFor("found").find(gone_word), std::string::npos) << ResultFor("found");
+  fp_.SetScript({{"responses", {call("out2", "bash", {{"command", big(kept_word)}}), Json{{"text", "done"}}}}});
+  ASSERT_EQ(Sepp({"new", "--name", "keep", "--", "-p", "build"}, repo_).exit_code, 0);
+  const fs::path context = home / "context.db", memory = home / "memory.db";
+  ASSERT_EQ(Rows(context, "context_sources", "1"), 2);
+
+  // What the session's folder keyed in SEPP_HOME: a grant, the prompt history.
+  fs::path wt = List()[0]["worktree"].get<std::string>();
+  std::string key;
+  for (char c : wt.string()) key += c == '/' ? '-' : c;
+  fs::create_directories(home / "grants");
+  ASSERT_TRUE(WriteFileAtomic(home / "grants" / (key + ".toml"), "allow_domains = [\"x.example\"]\n").ok());
+  fs::create_directories(home / "history");
+  ASSERT_TRUE(WriteFileAtomic(home / "history" / (key + ".jsonl"), "{\"text\":\"build\"}\n").ok());
+
+  // (--delete-branch: a session of the same name, below, needs the name free)
+  auto removed = Sepp({"remove", "--force", "--delete-branch", "big"}, repo_);
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  EXPECT_NE(removed.out.find("deleted 1 stored output(s)"), std::string::npos) << removed.out;
+  EXPECT_NE(removed.out.find("kept its 1 session log(s)"), std::string::npos) << removed.out;
+  EXPECT_EQ(Rows(context, "context_sources", "1"), 1);
+  EXPECT_EQ(Rows(context, "context_chunks", "content LIKE '%" + gone_word + "%'"), 0);
+  EXPECT_EQ(Rows(context, "context_chunks_fts", "context_chunks_fts MATCH '" + gone_word + "'"), 0);
+  EXPECT_GT(Rows(context, "context_chunks", "content LIKE '%" + kept_word + "%'"), 0);
+  EXPECT_FALSE(fs::exists(home / "grants" / (key + ".toml")));
+  EXPECT_FALSE(fs::exists(home / "history" / (key + ".jsonl")));
+  EXPECT_EQ(Rows(memory, "memories", "level = 'session'"), 1);  // with the kept log
+  EXPECT_EQ(SessionLogsOf(home, wt), 1);
+
+  // A new session in the same folder finds none of it; the other session
+  // still finds its own.
+  fp_.SetScript({{"responses", {search("after", gone_word), Json{{"text", "done"}}}}});
+  auto again = Sepp({"new", "--name", "big", "--", "-p", "look"}, repo_);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(ResultFor("after").find("No indexed context matched"), std::string::npos) << ResultFor("after");
+  EXPECT_EQ(ResultFor("after").find(gone_word), std::string::npos) << ResultFor("after");
+  fp_.SetScript({{"responses", {search("other", kept_word), Json{{"text", "done"}}}}});
+  ASSERT_EQ(Sepp({"attach", "keep", "--", "-p", "look"}, repo_).exit_code, 0);
+  EXPECT_NE(ResultFor("other").find(kept_word), std::string::npos) << ResultFor("other");
+
+  // --purge: every session log of the folder (the one kept above too) and
+  // its session memories go; the project's memory and the other
+  // workspace's outputs stay.
+  auto purged = Sepp({"remove", "--force", "--purge", "big"}, repo_);
+  ASSERT_EQ(purged.exit_code, 0) << purged.err;
+  EXPECT_NE(purged.out.find("deleted 0 stored output(s), 2 session log(s) and 1 session memory(ies)"),
+            std::string::npos) << purged.out;
+  EXPECT_EQ(Rows(memory, "memories", "level = 'session'"), 0);
+  EXPECT_EQ(Rows(memory, "memories", "level = 'project' AND text LIKE '%PMEMOk2%'"), 1);
+  EXPECT_EQ(Rows(context, "context_sources", "1"), 1);
+  EXPECT_EQ(SessionLogsOf(home, wt), 0);
+  EXPECT_EQ(SessionLogsOf(home, wt.parent_path() / "keep"), 1);
+}
+
 // The agent in its worktree: commits work, writes its scratch folder; the
 // shared git directory's control files and the rest of SEPP_HOME stay out
 // of reach. Then `sepp attach` continues the same session.
@@ -328,6 +436,59 @@ TEST_F(WorkspaceE2E, GitInsideTheSessionReachesOnlyTheAllowedRemote) {
   auto bad = RunSepp(run);
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.err.find("SEPP_SSH_HOSTS"), std::string::npos) << bad.err;
+}
+
+// The same over SSH, against a real sshd (tests/workspace/private_sshd.h):
+// the agent's git clones and fetches through the session's tunnel with a
+// deploy key in the worktree and the host key given; another port is
+// refused. Skips only where sshd is not installed.
+TEST_F(WorkspaceE2E, GitInsideTheSessionClonesAndFetchesOverSsh) {
+  std::string sshd = testing_git::PrivateSshd::Find();
+  if (sshd.empty()) GTEST_SKIP() << "sshd is not installed (apt-get install openssh-server; scripts/setup does)";
+  ASSERT_EQ(testing_git::MakeDumbRemote(root_), 0);
+  testing_git::PrivateSshd server(sshd, root_ / "sshd");
+  ASSERT_EQ(server.error(), "");
+  fs::path wt = NewWorkspace("ssh")["worktree"].get<std::string>();
+  fs::copy_file(server.client_key(), wt / "deploy_key");
+  fs::permissions(wt / "deploy_key", fs::perms::owner_read | fs::perms::owner_write);
+  const std::string port = std::to_string(server.port());
+  const std::string url = "ssh://" + server.user() + "@localhost:" + port + (root_ / "srv/remote.git").string();
+  const std::string prelude = "printf '%s\\n' '[localhost]:" + port + " " + server.host_public_key() +
+                              "' > /tmp/sepp-ssh-known_hosts; export GIT_SSH_COMMAND=\"$GIT_SSH_COMMAND -i " +
+                              (wt / "deploy_key").string() + "\"; ";
+  auto bash = [](const std::string& id, const std::string& cmd) {
+    return Json{{"tool_calls", {{{"id", id}, {"name", "bash"}, {"arguments", {{"command", cmd}}}}}}};
+  };
+  ASSERT_TRUE(fp_.Start().ok());
+  fp_.SetScript({{"responses",
+                  {bash("clone", prelude + "git clone -q '" + url + "' c && git -C c log --format=%s"),
+                   Json{{"text", "done"}}}}});
+  RunOptions run;
+  run.args = {"attach", "ssh", "--", "-p", "clone over ssh"};
+  run.env = Env();
+  run.env["SEPP_SSH_HOSTS"] = "localhost:" + port;
+  run.cwd = repo_.string();
+  auto r = RunSepp(run);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(ResultFor("clone").find("seed commit"), std::string::npos) << ResultFor("clone") << server.log();
+  EXPECT_TRUE(server.WaitFor("Accepted publickey", 1)) << server.log();
+
+  // The remote moves on; the next run of the session fetches it, and
+  // another port of the same host is refused by the proxy.
+  ASSERT_EQ(Shell(root_ / "seed", "echo more >> f && git -c user.name=t -c user.email=t@t commit -qam 'second commit' && "
+                                  "git push -q '" + (root_ / "srv/remote.git").string() + "' HEAD:refs/heads/main")
+                .code,
+            0);
+  fp_.SetScript({{"responses",
+                  {bash("fetch", prelude + "git -C c fetch -q origin && git -C c log --format=%s origin/main"),
+                   bash("other", prelude + "git ls-remote 'ssh://" + server.user() + "@localhost:1/x.git'; echo rc=$?"),
+                   Json{{"text", "done"}}}}});
+  run.args = {"attach", "ssh", "--", "-p", "fetch"};
+  auto again = RunSepp(run);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(ResultFor("fetch").find("second commit"), std::string::npos) << ResultFor("fetch") << server.log();
+  EXPECT_NE(ResultFor("other").find("egress proxy refused localhost:1"), std::string::npos) << ResultFor("other");
+  EXPECT_TRUE(server.WaitFor("Accepted publickey", 2)) << server.log();
 }
 
 }  // namespace

@@ -14,7 +14,12 @@
 // the completion of an item a turn left open); those are synthetic.
 // Runtime events without a universal counterpart (usage, retry, compaction,
 // the queue) keep their data under type "sepp.<runtime type>", which a
-// universal client ignores. The runtime has no questions: no question.*.
+// universal client ignores. The runtime's questions (the model's `question`
+// tool, an MCP server's elicitation; agent/question.h) become question.requested and
+// question.resolved in sandbox-agent 0.1's shape ({question_id, prompt,
+// options: string[], status: requested | answered | rejected, response:
+// string[][]}), with sepp's typed fields, values and source beside it;
+// permission requests become permission.requested / permission.resolved.
 #pragma once
 #include <cstdint>
 #include <map>
