@@ -83,7 +83,12 @@ TEST_F(TuiPty, ALongAnswerScrollsInWithAScrollRegionWhereTheTerminalKeepsTheLine
     ASSERT_TRUE(WaitFor([&] { return ScreenHas("answer line 79 goes here") && !ScreenHas("working"); }))
         << ::testing::PrintToString(term_->Transcript());
     std::string during = term_->written().substr(before);
-    bool region = during.find("\x1b[1;") != std::string::npos && during.find("r\x1b" "8") != std::string::npos;
+    bool region = false;  // a DECSTBM "CSI 1 ; n r", saved and restored around
+    for (size_t at = during.find("\x1b" "7" "\x1b[1;"); at != std::string::npos && !region;
+         at = during.find("\x1b" "7" "\x1b[1;", at + 1)) {
+      size_t end = during.find_first_not_of("0123456789", at + 6);
+      region = end != std::string::npos && end > at + 6 && during.compare(end, 3, "r\x1b" "8") == 0;
+    }
     EXPECT_EQ(region, xterm) << "a scroll region set";
     auto t = term_->Transcript();
     size_t at = std::find(t.begin(), t.end(), "answer line 0 goes here") - t.begin();
@@ -118,7 +123,10 @@ TEST_F(TuiPty, MarkdownThemesAndTheTerminalsAnswers) {
   std::ofstream(root_ / "home" / ".sepp" / "settings.toml") << "theme = \"mine\"\n";
   std::ofstream(root_ / "home" / ".sepp" / "themes" / "mine.json") << "{\"colors\": {\"accent\": \"#12\"}}";
   extra_env_["SEPP_TUI_STATS"] = (root_ / "stats.json").string();
-  Start(Json::parse(R"([{"text": "# Heading\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"}])"));
+  // Long enough that drawing it takes a frame of more than one short write.
+  std::string items;
+  for (int i = 0; i < 40; ++i) items += "- item " + std::to_string(i) + " of a list that makes the answer long\n";
+  Start(Json::array({Json{{"text", "# Heading\n\nSome **bold** and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + items}}}));
   ASSERT_TRUE(WaitFor([&] { return term_->written().find("\x1b[?2026$p") != std::string::npos; }));
   EXPECT_NE(term_->written().find("\x1b]11;?"), std::string::npos);
   Type("\x1b[?2026;2$y\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b[?62;22c");

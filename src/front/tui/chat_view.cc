@@ -435,9 +435,6 @@ void ChatView::Refresh(const Editor& editor, std::vector<Line> panel) {
   for (auto& l : panel) live.push_back(std::move(l));
   Caret caret;
   for (auto& l : editor.Render(live.size(), &caret)) live.push_back(std::move(l));
-  // Nothing typed and nothing asked: the cursor may rest where the answer
-  // is being written (the next piece goes there without a move).
-  caret.follow_output = panel.empty() && editor.text().empty();
   live.push_back(Footer());
   renderer_->SetLive(std::move(live), caret);
 }
