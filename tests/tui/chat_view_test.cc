@@ -317,6 +317,73 @@ bool Has(const std::vector<std::string>& rows, const std::string& text) {
 // A sub-agent's events (tied to the parent's call by parent_call_id) show
 // nested under the call while it runs, never in the main answer; when the
 // call ends one line says what the sub-agent did.
+// A sub-agent sent to the background (its call ended with a receipt) keeps
+// a line above the editor that its own events update: calls, the last
+// tool, its tokens and how long it has run (as of its latest event: no
+// timer); the line goes when background.finished comes, and its text is
+// shown, never obeyed.
+TEST(TuiChatView, ASubAgentInTheBackgroundShowsItsProgressUntilItEnds) {
+  Harness h;
+  h.Send(Ev(EventType::kAgentStarted));
+  Event call = Ev(EventType::kToolStarted, "", "a1");
+  call.tool = "agent";
+  call.summary = "agent: dig";
+  call.time_ms = 100000;
+  h.Send(call);
+  Event child_call = Nested(EventType::kToolStarted, "c1", "a1");
+  child_call.tool = "bash";
+  child_call.summary = "$ make";
+  child_call.time_ms = 101000;
+  h.Send(child_call);
+  Event receipt = Ev(EventType::kToolFinished, "", "a1");
+  receipt.tool = "agent";
+  receipt.summary = "agent: dig";
+  receipt.result = "[sent to the background by the user]";
+  receipt.data = {{"details", {{"background", true}, {"status", "running"}}}};
+  h.Send(receipt);
+  auto rows = h.term.ScreenRows();
+  EXPECT_TRUE(Has(rows, "  \u25d4 in the background: agent: dig \u00b7 1 call \u00b7 last: $ make \u00b7 1 s"))
+      << ::testing::PrintToString(rows);
+  // Its usage and its next call, later.
+  Event usage = Nested(EventType::kUsage, "", "a1");
+  usage.total.input = 12000;
+  usage.total.output = 340;
+  usage.time_ms = 104500;
+  h.Send(usage);
+  Event child_done = Nested(EventType::kToolFinished, "c1", "a1");
+  child_done.tool = "bash";
+  h.Send(child_done);
+  Event next = Nested(EventType::kToolStarted, "c2", "a1");
+  next.tool = "bash";
+  next.summary = "$ grep \x1b[2Jx";
+  next.time_ms = 112000;
+  h.Send(next);
+  rows = h.term.ScreenRows();
+  EXPECT_TRUE(Has(rows, "in the background: agent: dig \u00b7 2 calls \u00b7 last: $ grep \u241b[2Jx \u00b7 "
+                        "\u219112k \u2193340 \u00b7 12 s"))
+      << ::testing::PrintToString(rows);
+  EXPECT_EQ(h.term.written().find("\x1b[2J"), std::string::npos);
+  // A call that ended without going to the background keeps no line.
+  Event plain = Ev(EventType::kToolStarted, "", "a2");
+  plain.tool = "agent";
+  plain.summary = "agent: quick";
+  h.Send(plain);
+  Event plain_done = Ev(EventType::kToolFinished, "", "a2");
+  plain_done.tool = "agent";
+  plain_done.summary = "agent: quick";
+  plain_done.result = "done";
+  h.Send(plain_done);
+  EXPECT_FALSE(Has(h.term.ScreenRows(), "in the background: agent: quick"));
+  Event finished = Ev(EventType::kBackgroundFinished, "", "a1");
+  finished.tool = "agent";
+  h.Send(finished);
+  EXPECT_FALSE(Has(h.term.ScreenRows(), "in the background")) << ::testing::PrintToString(h.term.ScreenRows());
+  // Its events after the end are dropped.
+  h.Send(Nested(EventType::kMessageDelta, "", "a1", "late text"));
+  EXPECT_FALSE(Has(h.term.ScreenRows(), "late text"));
+  EXPECT_FALSE(Has(h.term.ScreenRows(), "in the background"));
+}
+
 TEST(TuiChatView, ASubAgentRunsNestedUnderItsCallWithLiveStatus) {
   Harness h;
   h.Send(Ev(EventType::kAgentStarted));
