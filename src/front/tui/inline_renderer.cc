@@ -304,7 +304,7 @@ std::string InlineRenderer::Frame() {
   // A region left set stays for frames that only rewrite rows or scroll a
   // region; anything else (a full redraw, rows created at the bottom,
   // inserted, deleted) needs the whole screen to scroll.
-  bool keep_region = !all && (!insert_commits || commit_region != 0) && (grow ? region != 0 : rows.size() == left);
+  bool keep_region = scroll_region_ok_ && !all && (!insert_commits || commit_region != 0) && (grow ? region != 0 : rows.size() == left);
   bool structural = all || in_place > 0 || above > 0 || rows.size() != drawn_rows_.size();
   // Whether the frame writes anywhere but the caret's row (a key typed
   // there is written where the cursor is and needs no way back).

@@ -129,8 +129,12 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
 
   TerminalSize size = (*term)->Size();
   InlineRenderer renderer(size.cols, size.rows);
-  // A stream scrolled with a scroll region only where its lines are kept.
-  renderer.set_scroll_region(ScrollRegionKeepsScrollback([](const char* name) { return std::getenv(name); }));
+  // A stream scrolled with a scroll region only where its lines are kept:
+  // by the environment now, and again by the terminal's XTVERSION answer
+  // when the start-up replies are in (before the stream reaches the
+  // screen's bottom, where the region is first used).
+  auto getenv = [](const char* name) { return std::getenv(name); };
+  renderer.set_scroll_region(ScrollRegionKeepsScrollback(getenv));
   ChatView view(&renderer);
   runtime::SessionState state = session.GetState();
   KeyDecoder decoder;
@@ -177,8 +181,11 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     if (n < 0) return 0;
     bool was_pending = decoder.pending();
     // The terminal's answers to the start-up queries are not keys.
+    bool replies_done = replies.done();
     std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
     renderer.set_synchronized_output(replies.synchronized_output());
+    if (!replies_done && replies.done())
+      renderer.set_scroll_region(ScrollRegionKeepsScrollback(getenv, replies.terminal_version()));
     if (theme_from_background && replies.background_known()) {
       theme_from_background = false;  // once: the user's own choice is never overridden
       if (replies.light_background()) view.SetTheme(Theme::Light());
