@@ -6,6 +6,8 @@
 // puts it at the caret: the text it commits lands where its window was.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "front/tui/chat_view.h"
 #include "front/tui/key_decoder.h"
 #include "tui/vterm_screen.h"
@@ -179,6 +181,77 @@ TEST(TuiCaret, AnInputMethodsWindowOpensWhereItsTextLands) {
       EXPECT_TRUE(ui.editor.text().starts_with("\xe3\x81\x82\xe6\x97\xa5\xe3\x81\xaf\xe6\x9c\xac\xe8\xaa\x9e\n"))
           << what << ": " << ui.editor.text();
     }
+  }
+}
+
+// Frames of every shape, drawn at random: live rows added and removed
+// above the editor and below, long rows that wrap, commits of one row and
+// of several, the caret moving, the region on and off: after every frame
+// the cursor is at the caret and the live region shows what it should (a
+// saved cursor believed where it is not would put it elsewhere).
+TEST(TuiCaret, FramesOfEveryShapeEndAtTheCaret) {
+  for (unsigned seed = 1; seed <= 24; ++seed) {
+    std::minstd_rand rng(seed);
+    auto pick = [&](unsigned n) { return static_cast<size_t>(rng() % n); };
+    bool sync = seed % 2, region = seed % 4 >= 2;
+    constexpr int kRows = 12, kCols = 30;
+    testing::VtermScreen term(kRows, kCols);
+    for (int i = 0; i < static_cast<int>(seed % 5); ++i) term.Feed("$ shell line\r\n");
+    InlineRenderer r(kCols, kRows);
+    r.set_synchronized_output(sync);
+    r.set_scroll_region(region);
+    std::vector<std::string> above;  // the live rows above the editor
+    std::string editor;
+    int committed = 0;
+    for (int step = 0; step < 300; ++step) {
+      std::string what = "seed " + std::to_string(seed) + " step " + std::to_string(step);
+      switch (pick(6)) {
+        case 0: above.push_back("row" + std::to_string(step) + std::string(pick(3) == 0 ? 40 : pick(8), 'w')); break;
+        case 1:
+          if (!above.empty()) above.erase(above.begin() + static_cast<long>(pick(static_cast<unsigned>(above.size()))));
+          break;
+        case 2: {
+          std::vector<Line> lines;
+          for (size_t n = pick(3) + 1; n > 0; --n) {
+            Line l;
+            l.Add("commit " + std::to_string(committed++));
+            lines.push_back(std::move(l));
+          }
+          // The stream's first rows become history where they stand, or
+          // commits come from elsewhere.
+          if (pick(2) == 0 && !above.empty()) above.erase(above.begin());
+          r.Commit(std::move(lines));
+          break;
+        }
+        case 3:
+          if (!above.empty()) above.back() += std::string(pick(6) + 1, 'x');
+          break;
+        case 4: editor = std::string(pick(12), 'e'); break;
+        default: break;  // a frame that changes nothing, or only the caret
+      }
+      if (above.size() > 14) above.erase(above.begin(), above.begin() + 4);
+      std::vector<Line> live;
+      for (const auto& a : above) live.push_back(Line{}.Add(a));
+      live.push_back(Line{}.Add("> " + editor));
+      live.push_back(Line{}.Add("FOOTER"));
+      int caret_col = 2 + static_cast<int>(pick(static_cast<unsigned>(editor.size()) + 1));
+      r.SetLive(std::move(live), Caret{.line = above.size(), .column = caret_col, .visible = true});
+      term.Feed(r.Frame());
+      int footer = -1;
+      for (int row = 0; row < kRows; ++row)
+        if (term.Row(row) == "FOOTER") footer = row;
+      ASSERT_GE(footer, 1) << what << "\n" << Join(term.ScreenRows(), "\n");
+      ASSERT_EQ(term.Row(footer - 1), editor.empty() ? ">" : "> " + editor) << what;  // rows read back trimmed
+      // The last row above the editor, as wrapped at the width.
+      if (!above.empty()) {
+        std::string last = above.back();
+        std::string tail = last.substr(last.size() - (last.size() % kCols == 0 ? kCols : last.size() % kCols));
+        if (footer >= 2) ASSERT_EQ(term.Row(footer - 2), tail) << what << "\n" << Join(term.ScreenRows(), "\n");
+      }
+      ASSERT_EQ(term.Cursor().row, footer - 1) << what << "\n" << Join(term.ScreenRows(), "\n");
+      ASSERT_EQ(term.Cursor().col, caret_col) << what;
+    }
+    EXPECT_FALSE(term.written().find("\x1b[2J") != std::string::npos) << seed;
   }
 }
 

@@ -454,7 +454,7 @@ std::string InlineRenderer::Frame() {
         go_row(at);
         LineOp(static_cast<size_t>(m), 'L', &out);
         col = -1;
-          }
+      }
       existing += m;
       drawn_rows_.insert(drawn_rows_.begin() + at, static_cast<size_t>(m), Line{});
     } else if (same_tail > 0 && rows.size() < drawn_rows_.size()) {
@@ -467,7 +467,7 @@ std::string InlineRenderer::Frame() {
       drawn_rows_.erase(first, first + m);
       existing -= m;
       bottom_min_ = std::max(bottom_min_ - m, 0L);
-      }
+    }
     // Only the rows that changed; a row that grew gets its new end only.
     for (size_t k = 0; k < rows.size(); ++k) {
       if (k < drawn_rows_.size() && drawn_rows_[k] == rows[k]) continue;
@@ -489,7 +489,7 @@ std::string InlineRenderer::Frame() {
       out += kEraseBelow;
       bottom_min_ = std::max(bottom_min_ - static_cast<long>(drawn_rows_.size() - rows.size()), 0L);
       existing = static_cast<long>(rows.size());
-      }
+    }
   }
 
   // Every frame ends with the cursor at the caret (an IME's window opens
