@@ -6,11 +6,16 @@
 // kitty and tmux do; without, the renderer inserts rows), and what a keystroke costs when 2,000
 // messages are already in the scrollback (it must not depend on them). One
 // frame per delta or key: the worst case, with no coalescing of frames (a
-// model streaming 7-byte deltas at 100 tokens/s gives about one per frame),
-// and the Markdown answer once more at the pace the real loop draws it.
+// model whose 7-byte deltas come 16 ms apart or slower gets one frame per
+// delta); and the Markdown answer once more with its pieces arriving on a
+// simulated clock, drawn when the loop's FramePacer draws them (pieces
+// within one frame interval go out as one frame).
 #include <benchmark/benchmark.h>
+#include <cstdio>
+#include <cstdlib>
 
 #include "front/tui/chat_view.h"
+#include "front/tui/frame_pacer.h"
 
 namespace sepp::front::tui {
 namespace {
@@ -34,8 +39,10 @@ std::string Markdown12K() {
   return answer;
 }
 
-// piece: the bytes of answer each frame draws.
-void Stream(benchmark::State& state, const std::string& answer, size_t piece = 7) {
+// piece: the bytes of answer in each delta. gap_ms 0: a frame per delta;
+// else the deltas arrive gap_ms apart on a simulated clock and are drawn
+// when the loop's FramePacer would draw them.
+void Stream(benchmark::State& state, const std::string& answer, size_t piece = 7, int gap_ms = 0) {
   uint64_t bytes = 0, frames = 0;
   RenderStats stats;
   for (auto _ : state) {
@@ -45,16 +52,34 @@ void Stream(benchmark::State& state, const std::string& answer, size_t piece = 7
     ChatView view(&renderer);
     Editor editor;
     view.SetFooter({"/work/project", "model"});
+    FramePacer pacer;
+    auto now = FramePacer::Clock::time_point{} + std::chrono::hours(1);
+    auto draw = [&] {
+      view.Refresh(editor);
+      std::string f = renderer.Frame();
+      if (std::getenv("DUMP")) { static FILE* fp = fopen(std::getenv("DUMP"), "w"); std::string q; for (unsigned char c : f) { if (c == 0x1b) q += "\\e"; else if (c == '\n') q += "\\n"; else if (c == '\r') q += "\\r"; else q += (char)c; } fprintf(fp, "%zu|%s\n", f.size(), q.c_str()); fflush(fp); }
+      pacer.Drawn(now);
+    };
+    draw();
+    // The frames the loop draws at their deadlines before time t.
+    auto until = [&](FramePacer::Clock::time_point t) {
+      if (pacer.pending() && pacer.deadline() <= t) {
+        now = pacer.deadline();
+        draw();
+      }
+      now = t;
+    };
     agent::Event delta(agent::EventType::kMessageDelta);
     for (size_t i = 0; i < answer.size(); i += piece) {
+      if (gap_ms > 0) until(now + std::chrono::milliseconds(gap_ms));
       delta.text = answer.substr(i, piece);
       view.OnEvent(delta);
-      view.Refresh(editor);
-      benchmark::DoNotOptimize(renderer.Frame());
+      pacer.Changed();
+      if (gap_ms == 0 || pacer.Due(now)) draw();
     }
     view.OnEvent(agent::Event(agent::EventType::kTurnFinished));
-    view.Refresh(editor);
-    benchmark::DoNotOptimize(renderer.Frame());
+    pacer.Changed();
+    until(now + std::chrono::seconds(1));
     bytes = renderer.stats().bytes;
     frames = renderer.stats().frames;
     stats = renderer.stats();
@@ -74,11 +99,12 @@ BENCHMARK(BM_Stream12KB) SEPP_STREAM_ARGS;
 void BM_StreamMarkdown12KB(benchmark::State& state) { Stream(state, Markdown12K()); }
 BENCHMARK(BM_StreamMarkdown12KB) SEPP_STREAM_ARGS;
 
-// The same answer as `sepp` draws it from peers.sh's provider (12-byte
-// pieces 5 ms apart): the loop draws the runtime's events at most once per
-// 16 ms (tui_mode.cc), about 36 bytes of answer a frame.
-void BM_StreamMarkdown12KBPaced(benchmark::State& state) { Stream(state, Markdown12K(), 36); }
+// The same answer arriving as from peers.sh's provider (12-byte pieces 5 ms
+// apart), and in 7-byte pieces 5 ms apart, as the loop draws them.
+void BM_StreamMarkdown12KBPaced(benchmark::State& state) { Stream(state, Markdown12K(), 12, 5); }
 BENCHMARK(BM_StreamMarkdown12KBPaced) SEPP_STREAM_ARGS;
+void BM_StreamMarkdown12KBPaced7(benchmark::State& state) { Stream(state, Markdown12K(), 7, 5); }
+BENCHMARK(BM_StreamMarkdown12KBPaced7) SEPP_STREAM_ARGS;
 
 void BM_KeystrokeAfter2000Messages(benchmark::State& state) {
   InlineRenderer renderer(120, 40);

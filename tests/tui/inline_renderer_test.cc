@@ -112,7 +112,8 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(frame.find("streaming"), std::string::npos);
   EXPECT_EQ(frame.find("history"), std::string::npos);
   EXPECT_EQ(frame.find("\x1b[?2026h"), std::string::npos) << "one row's tail is one short write: no brackets";
-  EXPECT_EQ(frame.rfind("\x1b" "7", 0), 0u) << "the cursor is saved and restored";
+  EXPECT_EQ(frame.rfind("\x1b" "7", 0), 0u) << "the cursor is saved at the caret";
+  EXPECT_EQ(frame.substr(frame.size() - 2), "\x1b" "8") << "and restored there";
   auto rows = term.ScreenRows();
   EXPECT_EQ(rows[0], "history that is never rewritten");
   EXPECT_EQ(rows[1], "a streaming answer");
@@ -124,8 +125,8 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(term.Cursor().col, 7);
 
   // The region shrinks (the stream's second line goes): the row is deleted
-  // (CSI M), the rows below move up, nothing is rewritten; a frame that moves
-  // rows is synchronized output.
+  // (CSI M), the rows below move up, nothing is rewritten; a frame this
+  // short is one write the terminal parses whole: no brackets either.
   before = r.stats().rows_written;
   r.SetLive(Live("a streaming answer", "draft", "footer 2"), Caret{.line = 1, .column = 7, .visible = true});
   frame = r.Frame();
@@ -133,8 +134,7 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(frame.find("streaming"), std::string::npos);
   EXPECT_EQ(r.stats().rows_written - before, 0u);
   EXPECT_NE(frame.find("\x1b[M"), std::string::npos) << "one line deleted (CSI M, the count 1 is the default)";
-  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << "frames are synchronized output when the terminal has it";
-  EXPECT_NE(frame.find("\x1b[?2026l"), std::string::npos);
+  EXPECT_EQ(frame.find("\x1b[?2026h"), std::string::npos);
   rows = term.ScreenRows();
   EXPECT_EQ(rows[0], "history that is never rewritten");
   EXPECT_EQ(rows[1], "a streaming answer");
@@ -148,6 +148,30 @@ TEST(TuiInlineRenderer, AFrameRewritesOnlyTheRowsThatChanged) {
   EXPECT_EQ(rows[1], ">");
   EXPECT_EQ(rows[2], "footer 3");
   EXPECT_EQ(rows[3], "");
+  // A full redraw (a new width) is synchronized output where the terminal
+  // has it, with the cursor parked at the caret inside the brackets.
+  r.Resize(79, 24);
+  r.SetLive(Live("", "", "footer 4"), Caret{.line = 0, .column = 2, .visible = true});
+  frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u) << ::testing::PrintToString(frame);
+  EXPECT_EQ(frame.substr(frame.size() - 8), "\x1b[?2026l");
+  EXPECT_EQ(term.Cursor().row, 1);
+  EXPECT_EQ(term.Cursor().col, 2);
+  // A frame longer than one whole write (a tall block appearing at once)
+  // is bracketed too.
+  std::string tall;
+  for (int i = 0; i < 15; ++i) tall += (i ? "\n" : "") + std::string("a row of the answer that is long enough to count, and then some more words ") + std::to_string(i);
+  r.SetLive(Live(tall, "", "footer 4"), Caret{.line = 15, .column = 2, .visible = true});
+  frame = r.Frame();
+  term.Feed(frame);
+  EXPECT_GT(frame.size(), 1024u);
+  EXPECT_EQ(frame.rfind("\x1b[?2026h", 0), 0u);
+  EXPECT_EQ(frame.substr(frame.size() - 8), "\x1b[?2026l");
+  EXPECT_EQ(term.Row(16), ">");
+  EXPECT_EQ(term.Row(17), "footer 4");
+  EXPECT_EQ(term.Cursor().row, 16);
+  EXPECT_EQ(term.Cursor().col, 2);
 }
 
 TEST(TuiInlineRenderer, TheCaretFollowsWrappedEditorRows) {
@@ -213,12 +237,11 @@ TEST(TuiInlineRenderer, ALongCommittedLineIsWrappedByTheTerminalNotPadded) {
   EXPECT_EQ(term.Row(4), "footer");
 }
 
-// With the cursor following the stream or parked at the caret, with a
-// scroll region or without.
+// With a scroll region or without.
 TEST(TuiInlineRenderer, AStreamTallerThanTheScreenKeepsTheFooterAndCommitsWhole) {
-  for (int variant = 0; variant < 4; ++variant) {
-    bool follow = variant & 1, region = variant & 2;
-    SCOPED_TRACE(std::string(follow ? "cursor follows" : "cursor at caret") + (region ? ", scroll region" : ""));
+  for (int variant = 0; variant < 2; ++variant) {
+    bool region = variant & 1;
+    SCOPED_TRACE(region ? "scroll region" : "no scroll region");
     VtermScreen term(12, 40);
     InlineRenderer r(40, 12);
     r.set_scroll_region(region);
@@ -226,7 +249,7 @@ TEST(TuiInlineRenderer, AStreamTallerThanTheScreenKeepsTheFooterAndCommitsWhole)
     for (int i = 0; i < 50; ++i) {
       block += "line " + std::to_string(i) + "\n";
       r.SetLive(Live(block, "", "footer"),
-                Caret{.line = static_cast<size_t>(i + 2), .column = 2, .visible = true, .follow_output = follow});
+                Caret{.line = static_cast<size_t>(i + 2), .column = 2, .visible = true});
       term.Feed(r.Frame());
       // The footer is the region's last row; once the region fills the
       // screen, the screen's last row.
@@ -237,7 +260,7 @@ TEST(TuiInlineRenderer, AStreamTallerThanTheScreenKeepsTheFooterAndCommitsWhole)
     }
     block.pop_back();
     r.Commit(LinesFromText(block));
-    r.SetLive(Live("", "", "footer"), Caret{.line = 0, .column = 2, .visible = true, .follow_output = follow});
+    r.SetLive(Live("", "", "footer"), Caret{.line = 0, .column = 2, .visible = true});
     term.Feed(r.Frame());
     auto counts = CountLines(term.Transcript(), "line ");
     // The lines that were on screen while streaming were pushed to the
@@ -270,7 +293,7 @@ TEST(TuiInlineRenderer, AScrollRegionScrollsTheStreamAndTheRowsBelowNeverMove) {
     auto l = Live(streaming, "", "footer");
     return l;
   };
-  auto caret = [](size_t line) { return Caret{.line = line, .column = 2, .visible = true, .follow_output = true}; };
+  auto caret = [](size_t line) { return Caret{.line = line, .column = 2, .visible = true}; };
   r.SetLive(live(""), caret(0));
   term.Feed(r.Frame());
   std::string streamed;
@@ -312,10 +335,10 @@ TEST(TuiInlineRenderer, AScrollRegionScrollsTheStreamAndTheRowsBelowNeverMove) {
   expect.push_back("footer");
   EXPECT_EQ(t, expect);
   EXPECT_FALSE(ClearsScreenOrScrollback(term.written()));
-  // The cursor rests after the last line written while nothing is typed...
-  EXPECT_EQ(term.Cursor().row, 7);
-  EXPECT_EQ(term.Cursor().col, 12);  // after "row 29 of it"
-  // ... and goes to the caret when something is.
+  // The cursor is at the caret after every frame (checked for each frame
+  // in TuiCaret.*), and goes where the caret goes.
+  EXPECT_EQ(term.Cursor().row, 8);
+  EXPECT_EQ(term.Cursor().col, 2);
   r.SetLive(Live("", "x", "footer"), Caret{.line = 0, .column = 3, .visible = true});
   term.Feed(r.Frame());
   EXPECT_EQ(term.Cursor().row, 8);
@@ -343,13 +366,13 @@ TEST(TuiInlineRenderer, AFullRedrawTakesTheScrollRegionOffFirst) {
   for (int i = 0; i < 20; ++i) {
     r.Commit({Text("row " + std::to_string(i))});
     r.SetLive(Live("row " + std::to_string(i + 1) + " so far", "", "footer"),
-              Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+              Caret{.line = 1, .column = 2, .visible = true});
     term.Feed(r.Frame());
   }
   ASSERT_GT(r.stats().region_scrolls, 0u);
   r.Resize(39, 10);  // the terminal's margins are left as they were
   r.SetLive(Live("row 20 so far, and more", "", "footer 2"),
-            Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+            Caret{.line = 1, .column = 2, .visible = true});
   std::string frame = r.Frame();
   term.Feed(frame);
   EXPECT_LT(frame.find("\x1b[r"), frame.find("\x1b[J")) << ::testing::PrintToString(frame);
@@ -371,7 +394,7 @@ TEST(TuiInlineRenderer, WithoutAScrollRegionTheStreamInsertsRows) {
   for (int i = 0; i < 30; ++i) {
     r.Commit({Text("row " + std::to_string(i))});
     r.SetLive(Live("row " + std::to_string(i + 1) + " so far", "", "footer"),
-              Caret{.line = 1, .column = 2, .visible = true, .follow_output = true});
+              Caret{.line = 1, .column = 2, .visible = true});
     std::string frame = r.Frame();
     written += frame;
     term.Feed(frame);

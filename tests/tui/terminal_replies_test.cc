@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "front/tui/key_decoder.h"
+
 namespace sepp::front::tui {
 namespace {
 
@@ -20,7 +22,7 @@ TEST(TuiTerminalReplies, SynchronizedOutputOnlyWhenTheTerminalHasIt) {
     EXPECT_EQ(r.synchronized_output(), c.sync) << c.reply;
     EXPECT_TRUE(r.done());
   }
-  EXPECT_EQ(TerminalReplies::Query(), "\x1b[?2026$p\x1b]11;?\x1b\\\x1b[c");
+  EXPECT_EQ(TerminalReplies::Query(), "\x1b[?2026$p\x1b]11;?\x1b\\\x1b[>q\x1b[c");
 }
 
 TEST(TuiTerminalReplies, KeysPassAndRepliesCutAcrossReadsJoin) {
@@ -61,6 +63,65 @@ TEST(TuiTerminalReplies, TheBackgroundColourPicksLightOrDark) {
       EXPECT_EQ(r.light_background(), c.light) << c.reply;
     }
   }
+}
+
+// XTVERSION's answer ("DCS > | text ST") names the terminal, within the
+// same round trip as the others (before DA1's): put together when cut
+// across reads at any point, with the keys typed around it passing.
+TEST(TuiTerminalReplies, XtversionNamesTheTerminal) {
+  for (std::string name : {"XTerm(390)", "WezTerm 20240203-110809-5046fc22", "foot(1.16.2)", "alacritty 0.13.2",
+                           "ghostty 1.0.1", "iTerm2 3.5.4", "kitty(0.35.2)", "VTE(7600)", "tmux 3.4"}) {
+    std::string all = "k\x1bP>|" + name + "\x1b\\\x1b[?2026;2$y\x1b[?62;22cj";
+    size_t sync = all.find("\x1b[?2026"), da1 = all.find("\x1b[?62");
+    for (size_t cut = 0; cut <= all.size(); ++cut) {
+      // "ESC" / "ESC P" / "ESC [" alone may be keys: the key decoder's.
+      if (cut == 2 || cut == 3 || cut == sync + 1 || cut == sync + 2 || cut == da1 + 1 || cut == da1 + 2) continue;
+      TerminalReplies r;
+      std::string out = r.Filter(all.substr(0, cut));
+      out += r.Filter(all.substr(cut));
+      EXPECT_EQ(out, "kj") << name << " cut " << cut;
+      EXPECT_EQ(r.terminal_version(), name) << "cut " << cut;
+      EXPECT_TRUE(r.synchronized_output()) << name;
+      EXPECT_TRUE(r.done()) << name;
+    }
+  }
+  // No answer (the terminal ignores CSI > q): nothing known, nothing waits.
+  TerminalReplies none;
+  EXPECT_EQ(none.Filter("\x1b[?62;22cx"), "x");
+  EXPECT_EQ(none.terminal_version(), "");
+  // After DA1 an answer is no longer taken for one (the key decoder drops it).
+  TerminalReplies late;
+  std::string out = late.Filter("\x1b[?62c\x1bP>|XTerm(390)\x1b\\");
+  EXPECT_EQ(late.terminal_version(), "");
+  KeyDecoder keys;
+  EXPECT_TRUE(keys.Feed(out).empty()) << "a late answer is not typed";
+}
+
+// Hostile or broken answers name nothing and type nothing: one longer than
+// a name and version can be, one with a control, a non-ASCII byte or an
+// escape inside, one never terminated before DA1 comes.
+TEST(TuiTerminalReplies, AHostileXtversionAnswerNamesNothing) {
+  std::string too_long = "\x1bP>|" + std::string(TerminalReplies::kMaxVersion + 1, 'x') + "\x1b\\";
+  std::string longest = "\x1bP>|" + std::string(TerminalReplies::kMaxVersion, 'x') + "\x1b\\";
+  for (std::string reply : {too_long, std::string("\x1bP>|XTerm\x07(390)\x1b\\"),
+                            std::string("\x1bP>|XTerm\r\n(390)\x1b\\"), std::string("\x1bP>|k\xc3\xa4tty\x1b\\"),
+                            std::string("\x1bP>|WezTerm\x1b]0;pwned\x07 1\x1b\\"), std::string("\x1bP>|\x1b\\")}) {
+    TerminalReplies r;
+    std::string out = r.Filter(reply + "\x1b[?62;22c");
+    EXPECT_EQ(r.terminal_version(), "") << ::testing::PrintToString(reply);
+    EXPECT_TRUE(r.done()) << ::testing::PrintToString(reply);
+    for (const auto& e : KeyDecoder().Feed(out))
+      EXPECT_NE(e.codepoint, U'W') << "no text of the answer is typed: " << ::testing::PrintToString(reply);
+  }
+  TerminalReplies ok;
+  ok.Filter(longest + "\x1b[?62;22c");
+  EXPECT_EQ(ok.terminal_version(), std::string(TerminalReplies::kMaxVersion, 'x'));
+  // Never terminated: DA1's answer and the keys after it are not swallowed.
+  TerminalReplies open;
+  std::string out = open.Filter("\x1bP>|" + std::string(300, 'y'));
+  out += open.Filter("\x1b[?62;22cz");
+  EXPECT_EQ(open.terminal_version(), "");
+  EXPECT_NE(out.find('z'), std::string::npos) << ::testing::PrintToString(out);
 }
 
 TEST(TuiTerminalReplies, ALoneEscIsNeverHeldBack) {

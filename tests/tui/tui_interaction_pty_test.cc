@@ -248,6 +248,53 @@ TEST_F(TuiPty, ARunningCallIsSentToTheBackgroundAloneAndTheTurnGoesOn) {
   WaitExit();
 }
 
+// Ctrl+B on a running "agent" call (in the Ctrl+X list): the call returns
+// its receipt and the turn goes on without it; the sub-agent goes on in the
+// background, its progress on a line above the editor (its calls and the
+// last of them); when it ends the line goes, a notice says so, and the
+// model reads its report with the next prompt.
+TEST_F(TuiPty, AnAgentCallSentToTheBackgroundShowsItsProgressUntilItEnds) {
+  Start(Json::parse(R"([
+    {"tool_calls": [{"id": "a1", "name": "agent", "arguments": {"task": "dig deep"}}]},
+    {"tool_calls": [{"id": "c1", "name": "bash", "arguments": {"command": "until [ -e go ]; do sleep 0.05; done; echo child-ran"}}]},
+    {"text": "the main turn goes on"},
+    {"text": "the report of the child"},
+    {"text": "read the report"}
+  ])"));
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));
+  Type("delegate\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("until [ -e go ]"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("\x18");  // Ctrl+X: the running calls
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("Ctrl+B backgrounds"); })) << ::testing::PrintToString(term_->Transcript());
+  Type("\x02");  // Ctrl+B: the agent call, the only one running at the top
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("sending that call to the background"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("the main turn goes on") && !ScreenHas("working"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  EXPECT_NE(ResultFor(fp_, "a1").find("sent to the background"), std::string::npos) << ResultFor(fp_, "a1");
+  // The turn settled; the sub-agent still waits for its file, in view.
+  auto progress = [&] {
+    for (const auto& row : term_->ScreenRows())
+      if (row.find("\u25d4 in the background: ") != std::string::npos) return row;
+    return std::string();
+  };
+  ASSERT_TRUE(WaitFor([&] { return !progress().empty(); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_NE(progress().find("1 call \u00b7 last: "), std::string::npos) << progress();
+  EXPECT_NE(progress().find("until [ -e go ]"), std::string::npos) << progress();
+  EXPECT_EQ(fp_.requests().size(), 3u) << "the child waits";
+  Touch(root_ / "ws" / "go");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("a sub-agent in the background finished"); }))
+      << ::testing::PrintToString(term_->Transcript());
+  ASSERT_TRUE(WaitFor([&] { return progress().empty(); })) << ::testing::PrintToString(term_->Transcript());
+  EXPECT_NE(ResultFor(fp_, "c1").find("child-ran"), std::string::npos) << ResultFor(fp_, "c1");
+  Type("what did it find\r");
+  ASSERT_TRUE(WaitFor([&] { return ScreenHas("read the report"); })) << ::testing::PrintToString(term_->Transcript());
+  std::string body = DumpJson(fp_.requests().back().body);
+  EXPECT_NE(body.find("the report of the child"), std::string::npos) << body;
+  Type("\x04");
+  WaitExit();
+}
+
 TEST_F(TuiPty, TreeGoesOnFromAnEarlierEntry) {
   Start(Json::parse(R"([{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}])"));
   ASSERT_TRUE(WaitFor([&] { return ScreenHas("Enter sends"); }));

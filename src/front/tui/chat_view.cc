@@ -190,6 +190,7 @@ void ChatView::OnEvent(const agent::Event& e) {
       EndStream();
       if (!tools_.count(e.call_id)) tool_order_.push_back(e.call_id);
       tools_[e.call_id] = RunningTool{e.summary.empty() ? e.tool : e.summary, ""};
+      tools_[e.call_id].sub.started_ms = e.time_ms;
       break;
     case EventType::kToolOutput: {
       auto it = tools_.find(e.call_id);
@@ -213,8 +214,16 @@ void ChatView::OnEvent(const agent::Event& e) {
       }
       CommitToolResult(e.tool, summary, e.result, e.is_error, e.denied, nested ? &sub : nullptr);
       last_tool_ = {e.tool, summary, e.result, e.is_error, e.denied};
+      // Sent to the background (its receipt says so): its progress goes on
+      // above the editor until it ends.
+      const Json* details = e.data.is_object() && e.data.contains("details") ? &e.data["details"] : nullptr;
+      if (e.tool == "agent" && details && details->is_object() && details->value("background", false))
+        background_.push_back({e.call_id, BackgroundAgent{summary, std::move(sub)}});
       break;
     }
+    case EventType::kBackgroundFinished:
+      std::erase_if(background_, [&](const auto& b) { return b.first == e.call_id; });
+      break;
     case EventType::kError:
       EndStream();
       renderer_->Commit({Line{}.Add("error: ", theme_.error).Add(e.text), Line{}});
@@ -256,16 +265,26 @@ bool ChatView::ExpandLastTool() {
 
 void ChatView::OnNestedEvent(const agent::Event& e) {
   using agent::EventType;
-  auto it = tools_.find(e.parent_call_id);
-  if (it == tools_.end()) return;  // its call is not running (any more)
-  RunningTool& parent = it->second;
-  SubAgent& sub = parent.sub;
-  parent.nested = true;
+  SubAgent* found = nullptr;
+  if (auto it = tools_.find(e.parent_call_id); it != tools_.end()) {
+    it->second.nested = true;
+    found = &it->second.sub;
+  }
+  for (auto& [id, agent] : background_)
+    if (id == e.parent_call_id) found = &agent.sub;
+  if (found == nullptr) return;  // its call is not running (any more), nor in the background
+  SubAgent& sub = *found;
   if (!e.child_session_id.empty()) sub.session_id = e.child_session_id;
+  if (e.time_ms > 0) sub.latest_ms = e.time_ms;
   switch (e.type) {
     case EventType::kToolStarted:
       sub.running.push_back({e.call_id, e.summary.empty() ? e.tool : e.summary});
+      sub.last_tool = sub.running.back().second;
       sub.activity.clear();
+      break;
+    case EventType::kUsage:
+      sub.tokens_in = e.total.input + e.total.cache_read + e.total.cache_write;
+      sub.tokens_out = e.total.output;
       break;
     case EventType::kToolFinished:
       // A deeper sub-agent's calls come with their own ids: only the ones
@@ -316,6 +335,24 @@ std::vector<Line> ChatView::SubAgentLines(const SubAgent& sub) const {
     for (auto& s : row.spans) l.spans.push_back(std::move(s));
   lines.push_back(std::move(l));
   return lines;
+}
+
+Line ChatView::BackgroundLine(const BackgroundAgent& agent) const {
+  const SubAgent& sub = agent.sub;
+  std::string status = "  \u25d4 in the background: " + agent.summary;
+  size_t calls = sub.calls_done + sub.running.size();
+  status += " \u00b7 " + std::to_string(calls) + (calls == 1 ? " call" : " calls");
+  if (!sub.last_tool.empty()) status += " \u00b7 last: " + sub.last_tool;
+  if (sub.tokens_in || sub.tokens_out)
+    status += " \u00b7 \u2191" + CompactCount(sub.tokens_in) + " \u2193" + CompactCount(sub.tokens_out);
+  // As of its latest event: no timer runs for it (an idle UI has no wake-ups).
+  if (sub.started_ms > 0 && sub.latest_ms >= sub.started_ms)
+    status += " \u00b7 " + std::to_string((sub.latest_ms - sub.started_ms) / 1000) + " s";
+  Line l;
+  // One row: the summary and the tool's are the model's text.
+  for (auto& row : LinesFromText(status, theme_.muted))
+    for (auto& s : row.spans) l.spans.push_back(std::move(s));
+  return l;
 }
 
 const Line& ChatView::Footer() const {
@@ -418,6 +455,7 @@ void ChatView::Refresh(const Editor& editor, std::vector<Line> panel) {
     size_t earlier = 0;
     for (auto& l : ToolTail(tool.output_tail, ToolLines(), &earlier)) live.push_back(std::move(l));
   }
+  for (const auto& [id, agent] : background_) live.push_back(BackgroundLine(agent));
   // The queue, one line a message (its first line), so what is waiting can
   // be seen and taken back (Alt+Up) before it goes in.
   for (size_t i = 0; i < queue_.size() && i < kQueueLines; ++i) {
@@ -435,9 +473,6 @@ void ChatView::Refresh(const Editor& editor, std::vector<Line> panel) {
   for (auto& l : panel) live.push_back(std::move(l));
   Caret caret;
   for (auto& l : editor.Render(live.size(), &caret)) live.push_back(std::move(l));
-  // Nothing typed and nothing asked: the cursor may rest where the answer
-  // is being written (the next piece goes there without a move).
-  caret.follow_output = panel.empty() && editor.text().empty();
   live.push_back(Footer());
   renderer_->SetLive(std::move(live), caret);
 }

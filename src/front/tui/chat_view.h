@@ -99,6 +99,11 @@ class ChatView {
     std::vector<std::pair<std::string, std::string>> running;  // its calls: id, summary
     size_t calls_done = 0, calls_failed = 0;
     std::string activity;  // "thinking", or the last line of its answer
+    std::string last_tool;  // the summary of the call it started last
+    int64_t tokens_in = 0, tokens_out = 0;  // its own usage so far
+    // When its call started and its latest event came (the runtime's
+    // milliseconds; 0: not stamped): how long it has run, as of that event.
+    int64_t started_ms = 0, latest_ms = 0;
   };
   struct RunningTool {
     std::string summary;
@@ -106,8 +111,17 @@ class ChatView {
     bool nested = false;      // a sub-agent's events arrived: drawn from sub
     SubAgent sub;
   };
+  // A sub-agent the user sent to the background: its call has ended, its
+  // events go on arriving under the call's id until background.finished.
+  struct BackgroundAgent {
+    std::string summary;  // its call's
+    SubAgent sub;
+  };
   void OnNestedEvent(const agent::Event& e);
   std::vector<Line> SubAgentLines(const SubAgent& sub) const;
+  // One line a sub-agent in the background: its task, calls, last tool,
+  // tokens and time so far.
+  Line BackgroundLine(const BackgroundAgent& agent) const;
   void AppendAnswer(const std::string& text);
   void AppendThinking(const std::string& text);
   void EndThinking();
@@ -132,6 +146,7 @@ class ChatView {
   size_t thinking_lines_dropped_ = 0;  // lines cut from the front of thinking_
   std::map<std::string, RunningTool> tools_;
   std::vector<std::string> tool_order_;
+  std::vector<std::pair<std::string, BackgroundAgent>> background_;  // by call id, oldest first
   bool tools_expanded_ = false;
   struct FinishedTool {
     std::string tool, summary, result;

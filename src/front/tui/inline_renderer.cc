@@ -13,6 +13,10 @@ constexpr const char* kHideCursor = "\x1b[?25l";
 constexpr const char* kShowCursor = "\x1b[?25h";
 constexpr const char* kEraseToEnd = "\x1b[K";
 constexpr const char* kEraseBelow = "\x1b[J";  // cursor to the end of the screen only
+// The longest frame taken as one write the terminal reads whole: far below
+// what a pty carries in one go (4 KB and more) and what terminals read at
+// once; a streaming frame is 10 to 300 bytes.
+constexpr size_t kWholeFrameBytes = 1024;
 
 // One row up is reverse index (ESC M, half the bytes of CSI A): it scrolls
 // only from the screen's top row, and every live row drawn is on screen, so
@@ -97,9 +101,13 @@ void InlineRenderer::Resize(int width, int height) {
   // that the live region's top is on the screen is sure.
   bottom_min_ = 0;
   cursor_col_ = -1;
+  saved_known_ = false;
 }
 
 std::string InlineRenderer::ReleaseScrollRegion() {
+  // Whatever is written next (the viewer's alternate screen saves the
+  // cursor too) may change the saved cursor.
+  saved_known_ = false;
   if (region_bottom_ == 0) return "";
   region_bottom_ = 0;
   // DECSTBM homes the cursor: saved and restored around it.
@@ -160,10 +168,8 @@ std::string InlineRenderer::Frame() {
   size_t cut = 0;
   std::vector<Line> rows = LayOut(&caret_row_u, &caret_col, &cut);
   const long caret_row = static_cast<long>(caret_row_u);
-  const bool follow = caret_.visible && caret_.follow_output;
   bool caret_same = cursor_at_caret_ == caret_.visible && caret_row_u == caret_row_drawn_ && caret_col == caret_col_drawn_;
-  bool resting = following_ && follow && cursor_row_ < caret_row;  // still at the write head
-  if (!redraw_all_ && pending_commits_.empty() && (caret_same || resting) && rows == drawn_rows_) {
+  if (!redraw_all_ && pending_commits_.empty() && caret_same && rows == drawn_rows_) {
     live_dirty_ = false;  // drawn as it is
     drawn_cut_ = cut;
     caret_row_drawn_ = caret_row_u;
@@ -173,12 +179,24 @@ std::string InlineRenderer::Frame() {
 
   const long height = height_;
   std::string out;
-  uint64_t rows_before = stats_.rows_written;
   long cur = cursor_row_;  // the cursor's row in the live region (-1: just above)
   int col = cursor_col_;   // its column, -1 unknown
   long existing = static_cast<long>(drawn_rows_.size());  // live rows that exist on screen
-  long last_write = LONG_MIN;  // the row the frame's last live write ended on
-  bool rearranged = false;     // rows inserted, deleted or erased: not one short write
+  // The saved cursor (ESC 7) as the frame goes: the live row whose screen
+  // position it holds, in the frame's current numbering of the rows. Rows
+  // inserted or deleted at or above it renumber it with the rows (it keeps
+  // its screen position); a scroll moves the screen under it.
+  bool slot = saved_known_;
+  long slot_row = saved_row_;
+  int slot_col = saved_col_;
+  // One line feed that makes a row below the region: the screen scrolls
+  // under the saved cursor only when the region's bottom is surely the
+  // screen's last row; when that is not known, neither is the slot.
+  auto new_row_below = [&]() {
+    if (bottom_min_ >= height_) ++slot_row;
+    else slot = false;
+    bottom_min_ = std::min(bottom_min_ + 1, static_cast<long>(height_));
+  };
 
   // Screen rows are known only with the region at the screen's bottom.
   auto screen_row = [&](long k) { return height - existing + 1 + k; };
@@ -215,7 +233,7 @@ std::string InlineRenderer::Frame() {
       out += "\r\n";
       col = 0;
       ++existing;
-      bottom_min_ = std::min(bottom_min_ + 1, height);
+      new_row_below();
     }
   };
   auto go_column = [&](int c) {
@@ -224,8 +242,7 @@ std::string InlineRenderer::Frame() {
     else out += "\x1b[" + std::to_string(c + 1) + "G";
     col = c;
   };
-  auto wrote = [&](long k, int end_col) {
-    last_write = k;
+  auto wrote = [&](int end_col) {
     col = end_col < width_ ? end_col : -1;  // at the last column: a wrap is pending
   };
   // Turns the drawn row k into line, writing only its changed tail.
@@ -235,7 +252,7 @@ std::string InlineRenderer::Frame() {
     go_column(d.column);
     if (d.old_longer) out += kEraseToEnd;
     AppendEncoded(d.rest, &out);
-    wrote(k, d.column + d.rest.Width());
+    wrote(d.column + d.rest.Width());
     ++stats_.rows_written;
   };
 
@@ -287,30 +304,39 @@ std::string InlineRenderer::Frame() {
   // A region left set stays for frames that only rewrite rows or scroll a
   // region; anything else (a full redraw, rows created at the bottom,
   // inserted, deleted) needs the whole screen to scroll.
-  bool keep_region = !all && (!insert_commits || commit_region != 0) && (grow ? region != 0 : rows.size() == left);
+  bool keep_region = scroll_region_ok_ && !all && (!insert_commits || commit_region != 0) && (grow ? region != 0 : rows.size() == left);
   bool structural = all || in_place > 0 || above > 0 || rows.size() != drawn_rows_.size();
-  bool writes_above_caret = false;
-  if (!structural) {
-    for (long k = 0; k < caret_row && k < static_cast<long>(rows.size()); ++k) {
-      if (!(rows[static_cast<size_t>(k)] == drawn_rows_[static_cast<size_t>(k)])) writes_above_caret = true;
-    }
+  // Whether the frame writes anywhere but the caret's row (a key typed
+  // there is written where the cursor is and needs no way back).
+  bool leaves_caret_row = structural;
+  for (long k = 0; !leaves_caret_row && k < static_cast<long>(rows.size()); ++k) {
+    if (k != caret_row && !(rows[static_cast<size_t>(k)] == drawn_rows_[static_cast<size_t>(k)])) leaves_caret_row = true;
   }
-  // A frame that changes rows in place returns to the caret by restoring
-  // the cursor saved at its start, which needs no hiding of the cursor
-  // either; unless the cursor is to stay where the output is written.
-  bool restore = !structural && caret_.visible && caret_same && !(follow && writes_above_caret);
 
+  auto save_here = [&]() {
+    slot = col >= 0;
+    slot_row = cur;
+    slot_col = col;
+  };
   auto set_region = [&](int bottom) {
     if (region_bottom_ == bottom) return;
     // DECSTBM homes the cursor: saved and restored around it.
     out += "\x1b" "7" "\x1b[1;" + std::to_string(bottom) + "r" "\x1b" "8";
     region_bottom_ = bottom;
+    save_here();
   };
   if (region_bottom_ != 0 && !keep_region) {
     out += "\x1b" "7" "\x1b[r" "\x1b" "8";
     region_bottom_ = 0;
+    save_here();
   }
-  if (restore) out += "\x1b" "7";
+  // Leaving the caret for rows elsewhere: the cursor is saved there first
+  // (unless it already is), so that the way back is a restore (ESC 8).
+  bool at_saved = slot && slot_row == cur && slot_col == col;
+  if (cursor_at_caret_ && caret_.visible && !all && leaves_caret_row && col >= 0 && !at_saved) {
+    out += "\x1b" "7";
+    save_here();
+  }
   for (size_t k = 0; k < in_place; ++k) {
     Line row = Wrap(pending_commits_[k], width_)[0];
     if (!(row == drawn_rows_[k])) rewrite(static_cast<long>(k), row);
@@ -322,7 +348,7 @@ std::string InlineRenderer::Frame() {
     pending_commits_.erase(pending_commits_.begin(), pending_commits_.begin() + n);
     drawn_rows_.erase(drawn_rows_.begin(), drawn_rows_.begin() + n);
     cur -= static_cast<long>(in_place);
-    if (last_write != LONG_MIN) last_write -= static_cast<long>(in_place);
+    slot_row -= static_cast<long>(in_place);
     existing -= static_cast<long>(in_place);
     stats_.lines_committed += in_place;
     stats_.committed_in_place += in_place;
@@ -333,6 +359,7 @@ std::string InlineRenderer::Frame() {
     // the next commit; the live region does not move.
     set_region(commit_region);
     go_row(-1);
+    if (slot_row < 0) slot = false;  // in the rows that scroll
     for (const auto& line : pending_commits_) {
       out += "\r\n";
       AppendEncoded(line, &out);
@@ -348,7 +375,7 @@ std::string InlineRenderer::Frame() {
     long also = grow && left == same_tail ? static_cast<long>(rows.size() - left) : 0;
     go_row(existing - 1);
     out.append(static_cast<size_t>(m + also), '\n');  // room at the bottom (scrolls when there)
-    bottom_min_ = std::min(bottom_min_ + m + also, height);
+    for (long i = 0; i < m + also; ++i) new_row_below();
     cur += m + also;
     existing += m + also;
     go_row(0);
@@ -366,16 +393,17 @@ std::string InlineRenderer::Frame() {
     }
     go_row(m);
     cur -= m;
+    slot_row -= m;
     existing -= m;
     stats_.lines_committed += static_cast<uint64_t>(m);
     pending_commits_.clear();
-    rearranged = true;
   }
   // Other commits land where the live region was, so every live row moves.
   if (all) {
     go_row(0);
     go_column(0);
     out += kEraseBelow;
+    slot = false;
     ++stats_.full_redraws;
     long top_min = std::max(bottom_min_ - existing + 1, 1L);
     for (const auto& line : pending_commits_) {
@@ -394,7 +422,6 @@ std::string InlineRenderer::Frame() {
     existing = static_cast<long>(rows.size());
     col = -1;
     bottom_min_ = rows.empty() ? 0 : std::min(top_min + committed + existing - 1, height);
-    rearranged = true;
   } else {
     if (grow) {
       long m = static_cast<long>(rows.size() - left);
@@ -416,17 +443,17 @@ std::string InlineRenderer::Frame() {
         if (m > 1) out.append(static_cast<size_t>(m - 1), '\n');
         col = 0;
         cur = at + m - 1;
+        slot_row += m;  // the region scrolled under it, or the tail took the new rows' numbers
         stats_.region_scrolls += static_cast<uint64_t>(m);
       } else {
         // Room below first (scrolls when the region is at the screen's bottom).
         go_row(existing - 1);
         out.append(static_cast<size_t>(m), '\n');
-        bottom_min_ = std::min(bottom_min_ + m, height);
+        for (long i = 0; i < m; ++i) new_row_below();
         cur += m;
         go_row(at);
         LineOp(static_cast<size_t>(m), 'L', &out);
         col = -1;
-        rearranged = true;
       }
       existing += m;
       drawn_rows_.insert(drawn_rows_.begin() + at, static_cast<size_t>(m), Line{});
@@ -440,7 +467,6 @@ std::string InlineRenderer::Frame() {
       drawn_rows_.erase(first, first + m);
       existing -= m;
       bottom_min_ = std::max(bottom_min_ - m, 0L);
-      rearranged = true;
     }
     // Only the rows that changed; a row that grew gets its new end only.
     for (size_t k = 0; k < rows.size(); ++k) {
@@ -451,7 +477,7 @@ std::string InlineRenderer::Frame() {
         go_row(static_cast<long>(k));
         go_column(0);
         AppendEncoded(rows[k], &out);
-        wrote(static_cast<long>(k), rows[k].Width());
+        wrote(rows[k].Width());
         ++stats_.rows_written;
       }
     }
@@ -463,32 +489,34 @@ std::string InlineRenderer::Frame() {
       out += kEraseBelow;
       bottom_min_ = std::max(bottom_min_ - static_cast<long>(drawn_rows_.size() - rows.size()), 0L);
       existing = static_cast<long>(rows.size());
-      rearranged = true;
     }
   }
 
-  // Where the cursor stays: at the end of what was written above the caret
-  // when the caret follows output, else at the caret.
-  bool at_head = follow && !rows.empty() && col >= 0 &&
-                 ((last_write != LONG_MIN && last_write == cur && cur < caret_row) ||
-                  (last_write == LONG_MIN && following_ && cur < caret_row && !all));
-  if (restore) {
-    out += "\x1b" "8";
-    cur = caret_row;
-    col = caret_col;
-  } else if (!at_head && caret_.visible && !rows.empty()) {
-    go_row(std::min(caret_row, static_cast<long>(rows.size()) - 1));
-    go_column(caret_col);
+  // Every frame ends with the cursor at the caret (an IME's window opens
+  // there), by restoring it when it was saved there and is still there.
+  if (caret_.visible && !rows.empty()) {
+    long target = std::min(caret_row, static_cast<long>(rows.size()) - 1);
+    if (!(cur == target && col == caret_col)) {
+      if (slot && slot_row == target && slot_col == caret_col) {
+        out += "\x1b" "8";
+        cur = target;
+        col = caret_col;
+      } else {
+        go_row(target);
+        go_column(caret_col);
+      }
+    }
   }
-  // One short write that leaves the cursor where it was, or where the
-  // output ends (one row's tail, a row scrolled in by the region): the
-  // terminal parses it whole, so it goes without hiding the cursor and,
-  // when it moves no rows, without the synchronized-output brackets (a
-  // third of a streaming frame's bytes). Everything else is bracketed when
-  // the terminal has DEC 2026, and hides the cursor while it moves when not.
-  bool short_write = (restore || at_head) && !all && stats_.rows_written - rows_before <= 2;
-  bool small = short_write && !rearranged;
-  if (!sync_ && !short_write && cursor_visible_) {
+  // A frame of a few hundred bytes is written with one write(2) and taken
+  // by the terminal in one read, which it parses whole before it draws
+  // again: neither the cursor on its way nor rows half moved can show, so
+  // it goes without hiding the cursor and without the synchronized-output
+  // brackets (16 bytes a frame, as much as a streaming frame's moves). A
+  // full redraw and anything longer is bracketed where the terminal has DEC
+  // 2026, with the cursor parked at the caret inside the brackets, and
+  // hides the cursor while it moves where not.
+  bool whole = !all && out.size() <= kWholeFrameBytes;
+  if (!sync_ && !whole && cursor_visible_) {
     out.insert(0, kHideCursor);
     cursor_visible_ = false;
   }
@@ -497,14 +525,16 @@ std::string InlineRenderer::Frame() {
     out += show ? kShowCursor : kHideCursor;
     cursor_visible_ = show;
   }
-  cursor_at_caret_ = show && !at_head;
+  cursor_at_caret_ = show;
   drawn_caret_visible_ = show;
-  following_ = at_head;
   caret_row_drawn_ = caret_row_u;
   caret_col_drawn_ = caret_col;
   cursor_row_ = cur;
   cursor_col_ = col;
-  if (sync_ && !small) out = kSyncBegin + out + kSyncEnd;
+  saved_known_ = slot;
+  saved_row_ = slot_row;
+  saved_col_ = slot_col;
+  if (sync_ && !whole) out = kSyncBegin + out + kSyncEnd;
 
   drawn_rows_ = std::move(rows);
   drawn_cut_ = cut;
@@ -552,7 +582,7 @@ std::string InlineRenderer::Finish() {
   out += kShowCursor;
   cursor_visible_ = true;
   cursor_at_caret_ = false;
-  following_ = false;
+  saved_known_ = false;
   cursor_row_ = 0;
   cursor_col_ = -1;
   drawn_rows_.clear();

@@ -11,17 +11,20 @@
 //   what changed in the live region, not the length of the session.
 //
 // A frame never clears the screen or the scrollback (no CSI 2J / 3J); it
-// moves to the top of the live region, writes, and parks the hardware cursor
-// at the caret. Frames are wrapped in synchronized output (DEC 2026) when
-// the terminal said it has it (set_synchronized_output, from the DECRQM
-// answer); otherwise the cursor is hidden while a frame moves it.
+// moves to the rows that changed, writes, and ends with the hardware cursor
+// at the caret (an input method's window opens there). Frames longer than
+// one short write, and full redraws, are wrapped in synchronized output
+// (DEC 2026) when the terminal said it has it (set_synchronized_output,
+// from the DECRQM answer), the caret reached inside the brackets; otherwise
+// the cursor is hidden while such a frame moves it.
 //
 // What keeps a streamed answer cheap: a committed line that is already on
 // screen as the live region's top row (the finished line of the stream) is
 // not written again, the live region below it is shifted with insert/delete
 // line (CSI L / CSI M) instead of being redrawn, a row that only grew gets
-// its new end only, and a frame that changes no row structure returns to the
-// caret with save/restore cursor (ESC 7 / ESC 8).
+// its new end only, and the way back to the caret is a restore of the
+// cursor saved there (ESC 7 once, ESC 8 each frame) while its screen
+// position holds.
 //
 // The renderer only produces bytes; writing them is the caller's job, which
 // keeps it testable against an emulator.
@@ -40,13 +43,6 @@ struct Caret {
   size_t line = 0;
   int column = 0;
   bool visible = false;
-  // Nothing is being typed (an empty editor while the answer streams): the
-  // hardware cursor may rest where the frame's last write above the caret
-  // ended, like a terminal's cursor after output, so that the next piece of
-  // the stream is written there without a move away and back (the round
-  // trip is most of a streamed frame). The next frame that has no such
-  // write, or a caret with follow_output off, parks it at the caret again.
-  bool follow_output = false;
 };
 
 // What drawing cost, for a debug view and the benchmarks.
@@ -125,9 +121,15 @@ class InlineRenderer {
   bool cursor_visible_ = true;    // as the terminal has it
   bool cursor_at_caret_ = false;  // the cursor is where the last frame parked it
   bool drawn_caret_visible_ = false;  // the last frame had a caret (at caret_row_drawn_)
-  bool following_ = false;        // the cursor rests where the last write ended (Caret::follow_output)
   size_t caret_row_drawn_ = 0;
   int caret_col_drawn_ = 0;
+  // What the terminal's saved cursor (ESC 7) holds: the screen position of
+  // the live row saved_row_ (in the last frame's rows) and column
+  // saved_col_; false: not known. A frame that returns to the caret by
+  // restoring it (ESC 8, 2 bytes) needs no move back down and no column.
+  bool saved_known_ = false;
+  long saved_row_ = 0;
+  int saved_col_ = 0;
   std::vector<Line> pending_commits_;
   std::vector<Line> live_;
   Caret caret_;

@@ -59,9 +59,35 @@ size_t ReplyLength(std::string_view s) {
   return s.size() < kMaxReply ? std::string_view::npos : 0;
 }
 
+// The length of an XTVERSION reply "ESC P > | text ESC \\" at the start of
+// s, through its terminator (or up to an ESC that cuts it short); 0 when s
+// does not start one, or nothing ends it within kMaxString bytes (then it
+// is not taken for a reply); npos when s ends inside one. *text: its text,
+// when it was terminated and is printable ASCII of at most kMaxVersion
+// bytes (a reply with controls or other bytes inside is taken out of the
+// input but names nothing).
+size_t VersionLength(std::string_view s, std::string* text) {
+  constexpr std::string_view kStart = "\x1bP>|";
+  constexpr size_t kMaxString = 512;
+  if (s.size() < kStart.size()) return kStart.starts_with(s) ? std::string_view::npos : 0;
+  if (!s.starts_with(kStart)) return 0;
+  // As a terminal parses it: ST ends the string, any other ESC cuts it
+  // short (and begins what follows).
+  size_t esc = s.find('\x1b', kStart.size());
+  if (esc == std::string_view::npos || esc + 1 == s.size())
+    return s.size() < kMaxString ? std::string_view::npos : 0;
+  if (esc + 2 > kMaxString) return 0;
+  bool terminated = s[esc + 1] == '\\';
+  std::string_view body = s.substr(kStart.size(), esc - kStart.size());
+  bool sane = terminated && body.size() <= TerminalReplies::kMaxVersion;
+  for (char c : body) sane = sane && c >= 0x20 && c <= 0x7e;
+  text->assign(sane ? body : std::string_view());
+  return terminated ? esc + 2 : esc;
+}
+
 }  // namespace
 
-std::string TerminalReplies::Query() { return "\x1b[?2026$p\x1b]11;?\x1b\\\x1b[c"; }
+std::string TerminalReplies::Query() { return "\x1b[?2026$p\x1b]11;?\x1b\\\x1b[>q\x1b[c"; }
 
 std::string TerminalReplies::Filter(std::string_view bytes) {
   if (done_ && held_.empty()) return std::string(bytes);
@@ -77,6 +103,17 @@ std::string TerminalReplies::Filter(std::string_view bytes) {
     }
     out.append(in, pos, esc - pos);
     std::string_view rest = std::string_view(in).substr(esc);
+    std::string version;
+    size_t xtversion = VersionLength(rest, &version);
+    if (xtversion == std::string_view::npos && rest.size() >= 3) {
+      held_ = std::string(rest);  // cut across reads (ESC and ESC P may be keys: not held)
+      break;
+    }
+    if (xtversion != 0 && xtversion != std::string_view::npos) {
+      if (!version.empty()) version_ = version;
+      pos = esc + xtversion;
+      continue;
+    }
     size_t osc = OscLength(rest);
     if (osc != 0 && osc != std::string_view::npos) {
       std::string_view body = rest.substr(5, osc - 5);  // after "ESC ] 11 ;"

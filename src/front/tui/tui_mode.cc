@@ -20,6 +20,7 @@
 #include "base/json.h"
 #include "base/paths.h"
 #include "front/tui/chat_view.h"
+#include "front/tui/frame_pacer.h"
 #include "front/tui/interaction.h"
 #include "front/tui/prompt_history.h"
 #include "front/tui/scroll_region_support.h"
@@ -33,8 +34,6 @@ namespace {
 
 // How long a lone Esc waits for the rest of a sequence before it counts.
 constexpr std::chrono::milliseconds kEscWait{25};
-// The shortest time between two frames drawn for the runtime's events.
-constexpr std::chrono::milliseconds kFrameInterval{16};
 // How many of a resumed session's last messages are written at start.
 constexpr size_t kHistoryMessages = 40;
 using Clock = std::chrono::steady_clock;
@@ -130,8 +129,12 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
 
   TerminalSize size = (*term)->Size();
   InlineRenderer renderer(size.cols, size.rows);
-  // A stream scrolled with a scroll region only where its lines are kept.
-  renderer.set_scroll_region(ScrollRegionKeepsScrollback([](const char* name) { return std::getenv(name); }));
+  // A stream scrolled with a scroll region only where its lines are kept:
+  // by the environment now, and again by the terminal's XTVERSION answer
+  // when the start-up replies are in (before the stream reaches the
+  // screen's bottom, where the region is first used).
+  auto getenv = [](const char* name) { return std::getenv(name); };
+  renderer.set_scroll_region(ScrollRegionKeepsScrollback(getenv));
   ChatView view(&renderer);
   runtime::SessionState state = session.GetState();
   KeyDecoder decoder;
@@ -178,8 +181,11 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     if (n < 0) return 0;
     bool was_pending = decoder.pending();
     // The terminal's answers to the start-up queries are not keys.
+    bool replies_done = replies.done();
     std::string keys = replies.Filter(std::string_view(buf, static_cast<size_t>(n)));
     renderer.set_synchronized_output(replies.synchronized_output());
+    if (!replies_done && replies.done())
+      renderer.set_scroll_region(ScrollRegionKeepsScrollback(getenv, replies.terminal_version()));
     if (theme_from_background && replies.background_known()) {
       theme_from_background = false;  // once: the user's own choice is never overridden
       if (replies.light_background()) view.SetTheme(Theme::Light());
@@ -198,20 +204,16 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
       for (const auto& e : decoder.Flush()) ui.Handle(e);
   });
 
-  // Frames: a key or a resize draws at once (typing never waits); the
-  // runtime's events draw at most once per kFrameInterval, so a fast stream
-  // costs a frame per interval, not one per delta. Nothing pending: poll()
-  // sleeps without a timeout (no wake-ups when idle).
-  Clock::time_point last_frame{};
-  bool dirty = true;
-  bool urgent = true;
+  // Frames (frame_pacer.h): a key or a resize draws at once, the runtime's
+  // events at most once per interval; nothing pending: poll() sleeps
+  // without a timeout (no wake-ups when idle).
+  FramePacer pacer;
   bool quit_signal = false;
   while (!ui.quit() && !quit_signal) {
     Clock::time_point now = Clock::now();
-    if (dirty && (urgent || now - last_frame >= kFrameInterval)) {
+    if (pacer.Due(now)) {
       if (!WriteAll(options.out_fd, ui.Frame())) break;
-      last_frame = now;
-      dirty = urgent = false;
+      pacer.Drawn(now);
     }
     int timeout = -1;
     auto until = [&](Clock::time_point t) {
@@ -219,7 +221,7 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
       int wait = static_cast<int>(std::max<int64_t>(ms, 0));
       timeout = timeout < 0 ? wait : std::min(timeout, wait);
     };
-    if (dirty) until(last_frame + kFrameInterval);
+    if (pacer.pending()) until(pacer.deadline());
     if (decoder.pending()) until(esc_deadline);
     struct pollfd fds[4] = {{options.in_fd, POLLIN, 0}, {sig_fd, POLLIN, 0}, {pump.fd(), POLLIN, 0},
                             {themes.fd(), POLLIN, 0}};
@@ -230,12 +232,12 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     }
     if (decoder.pending() && Clock::now() >= esc_deadline) {
       for (const auto& e : decoder.Flush()) ui.Handle(e);  // a lone Esc
-      dirty = urgent = true;
+      pacer.Urgent();
     }
     if (ready == 0) continue;
     if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
       if (read_input() < 0) break;
-      dirty = urgent = true;
+      pacer.Urgent();
     }
     if (fds[1].revents & POLLIN) {
       struct signalfd_siginfo si;
@@ -243,7 +245,7 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
         if (si.ssi_signo == SIGWINCH) {
           TerminalSize size_now = (*term)->Size();
           ui.Resize(size_now.cols, size_now.rows);
-          dirty = urgent = true;
+          pacer.Urgent();
         } else {
           quit_signal = true;  // SIGTERM, SIGHUP, SIGINT
         }
@@ -251,13 +253,13 @@ int RunTui(runtime::AgentSession& session, const TuiOptions& options) {
     }
     if (fds[2].revents & POLLIN) {
       for (const auto& e : pump.Take()) ui.OnEvent(e);
-      dirty = true;
+      pacer.Changed();
     }
     if ((fds[3].revents & POLLIN) && themes.Changed()) {
       themes.Load(&theme_error);
       view.SetTheme(themes.theme());
       view.Notice(theme_error.empty() ? "theme " + themes.theme().name + " loaded" : "sepp: " + theme_error);
-      dirty = urgent = true;
+      pacer.Urgent();
     }
   }
   session.Abort();
