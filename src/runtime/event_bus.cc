@@ -78,13 +78,13 @@ bool Subscription::lagged() const {
   return lagged_;
 }
 
-std::shared_ptr<const Subscription::Listener> Subscription::Offer(const agent::Event& e) {
+std::shared_ptr<const Subscription::Listener> Subscription::Offer(agent::Event&& e) {
   std::shared_ptr<const Listener> listener;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return nullptr;
     if (queue_.size() < capacity_) {
-      queue_.push_back(e);
+      queue_.push_back(std::move(e));
       if (listener_) return listener_;  // it takes the event: no waiter to wake
     } else {
       // Cut off: one clear signal instead of a silent gap or a stalled loop.
@@ -112,7 +112,7 @@ std::shared_ptr<const Subscription::Listener> Subscription::Offer(const agent::E
 std::shared_ptr<Subscription> EventBus::Subscribe(size_t capacity, const agent::Event* first) {
   auto sub = std::make_shared<Subscription>(capacity < 2 ? 2 : capacity);
   std::lock_guard<std::mutex> lock(mu_);
-  if (first) sub->Offer(*first);
+  if (first) sub->Offer(agent::Event(*first));
   subs_.push_back(sub);
   return sub;
 }
@@ -128,17 +128,24 @@ uint64_t EventBus::Publish(agent::Event e, bool call_listeners) {
     seq = e.seq = ++seq_;
     e.time_ms = NowMs();
     if (e.session_id.empty()) e.session_id = session_id_;
+    auto offer = [&](Subscription& sub, agent::Event&& ev) {
+      auto l = sub.Offer(std::move(ev));
+      if (!l || !call_listeners) return;
+      if (n_calls < std::size(calls)) calls[n_calls++] = std::move(l);
+      else more.push_back(std::move(l));
+    };
+    // Each subscriber its copy, and the last one the event itself.
+    std::shared_ptr<Subscription> last;
     size_t live = 0;
     for (size_t i = 0; i < subs_.size(); ++i) {
       auto sub = subs_[i].lock();
       if (!sub || sub->closed()) continue;
-      if (auto l = sub->Offer(e); l && call_listeners) {
-        if (n_calls < std::size(calls)) calls[n_calls++] = std::move(l);
-        else more.push_back(std::move(l));
-      }
+      if (last) offer(*last, agent::Event(e));
+      last = std::move(sub);
       subs_[live++] = subs_[i];
     }
     subs_.resize(live);
+    if (last) offer(*last, std::move(e));
   }
   for (size_t i = 0; i < n_calls; ++i) (*calls[i])();
   for (auto& l : more) (*l)();

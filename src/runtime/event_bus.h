@@ -72,7 +72,7 @@ class Subscription {
   // Called by the bus with its lock held; never blocks. Returns the
   // listener to call once the bus's lock is released (null: none, a waiter
   // was woken instead).
-  std::shared_ptr<const Listener> Offer(const agent::Event& e);
+  std::shared_ptr<const Listener> Offer(agent::Event&& e);
 
   const size_t capacity_;
   mutable std::mutex mu_;
