@@ -267,8 +267,11 @@ TEST_F(AgentSessionTest, EveryRunSettlesBeforeTheNextOneStarts) {
   for (int i = 0; i < kRuns; ++i) provider_.replies.push_back(TextReply("r" + std::to_string(i)));
   for (int i = 0; i < kRuns;) {
     Status st = s->Prompt("p" + std::to_string(i));
-    if (st.ok()) ++i;
-    else ASSERT_EQ(st.error().kind, "busy");
+    if (st.ok()) {
+      ++i;
+    } else {
+      ASSERT_EQ(st.error().kind, "busy");
+    }
   }
   ASSERT_TRUE(s->WaitIdle(60));
   std::lock_guard<std::mutex> l(mu);
