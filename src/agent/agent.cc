@@ -54,7 +54,25 @@ Json ToJson(const Outcome& o) {
   return j;
 }
 
-void Agent::SetHistory(std::vector<llm::Message> history) { messages_ = std::move(history); }
+void Agent::SetHistory(std::vector<llm::Message> history) {
+  std::lock_guard<std::mutex> lock(messages_mu_);
+  messages_ = std::move(history);
+}
+
+std::vector<llm::Message> Agent::messages() const {
+  std::lock_guard<std::mutex> lock(messages_mu_);
+  return in_flight_ ? *in_flight_ : messages_;
+}
+
+size_t Agent::message_count() const {
+  std::lock_guard<std::mutex> lock(messages_mu_);
+  return in_flight_ ? in_flight_->size() : messages_.size();
+}
+
+void Agent::AddContext(llm::Message m) {
+  std::lock_guard<std::mutex> lock(messages_mu_);
+  messages_.push_back(std::move(m));
+}
 
 void Agent::SetModel(const std::string& model) {
   std::string previous;
@@ -394,7 +412,10 @@ Result<CompactionResult> Agent::CompactFor(const std::string& focus, const std::
   std::vector<llm::Message> next{SummaryMessage(r->summary)};
   next.insert(next.end(), messages_.begin() + static_cast<ptrdiff_t>(r->first_kept),
               messages_.end());
-  messages_ = std::move(next);
+  {
+    std::lock_guard<std::mutex> lock(messages_mu_);
+    messages_ = std::move(next);
+  }
   total_usage_ += r->usage;
   Event e(EventType::kCompaction);
   e.data = {{"tokens_before", r->tokens_before},
@@ -531,13 +552,20 @@ Result<llm::Message> Agent::Ask(int turn, const llm::StreamSink& sink, CancelTok
       return provider_.Complete(request, sink, &cancel);
     }
   }
-  request.messages = std::move(messages_);
+  {
+    std::lock_guard<std::mutex> lock(messages_mu_);
+    request.messages = std::move(messages_);
+    in_flight_ = &request.messages;
+  }
   request.tools = TakeToolSpecs();
+  request.tools_stamp = tool_specs_stamp_;
   struct Back {
     Agent& agent;
     llm::Request& from;
     ~Back() {
+      std::lock_guard<std::mutex> lock(agent.messages_mu_);
       agent.messages_ = std::move(from.messages);
+      agent.in_flight_ = nullptr;
       agent.tool_specs_ = std::move(from.tools);
     }
   } back{*this, request};
@@ -557,6 +585,7 @@ std::vector<llm::ToolSpec> Agent::TakeToolSpecs() {
     if (config_.permission_gate)
       tool_specs_.push_back({kRetryWithAccessTool, RetryWithAccessDescription(), RetryWithAccessParameters()});
     tool_specs_of_ = std::move(now);
+    tool_specs_stamp_ = llm::NewToolsStamp();
   }
   return std::move(tool_specs_);
 }
@@ -800,7 +829,10 @@ void Agent::Emit(const Event& e) {
 }
 
 void Agent::Append(llm::Message m) {
-  messages_.push_back(std::move(m));
+  {
+    std::lock_guard<std::mutex> lock(messages_mu_);
+    messages_.push_back(std::move(m));
+  }
   if (on_message_) on_message_(messages_.back());
   if (config_.hooks) config_.hooks->OnMessageEnd({&messages_.back(), config_.is_subagent});
 }

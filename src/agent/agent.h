@@ -104,11 +104,14 @@ class Agent {
 
   // The conversation so far (for -c/-r): replaces the history.
   void SetHistory(std::vector<llm::Message> history);
-  const std::vector<llm::Message>& messages() const { return messages_; }
+  // The context now, copied (also while a model call holds it); the front
+  // ends' get_messages. Thread-safe.
+  std::vector<llm::Message> messages() const;
+  size_t message_count() const;  // thread-safe
   // Adds a message to the context without recording it (its record is the
   // caller's: the user's bash, a "bash_execution" entry). Only between
   // prompts, on the thread that runs them.
-  void AddContext(llm::Message m) { messages_.push_back(std::move(m)); }
+  void AddContext(llm::Message m);
   const llm::Usage& total_usage() const { return total_usage_; }
 
   void set_compaction_recorder(CompactionRecorder r) { on_compaction_ = std::move(r); }
@@ -217,11 +220,18 @@ class Agent {
   CallMemory past_calls_;  // what retry_with_access may name
   mutable std::mutex config_mu_;  // model and thinking budget change mid-prompt
   std::mutex emit_mu_;
+  // The context. The loop's thread alone changes it, under messages_mu_,
+  // and reads it without the lock; other threads read it (messages()) under
+  // the lock. During a model call it is lent to the request (Ask):
+  // in_flight_ then points at it there (the provider only reads it).
+  mutable std::mutex messages_mu_;
   std::vector<llm::Message> messages_;
-  // TakeToolSpecs()'s cache (the loop's thread only): the specs, and the
-  // tools they were read from.
+  const std::vector<llm::Message>* in_flight_ = nullptr;
+  // TakeToolSpecs()'s cache (the loop's thread only): the specs, the tools
+  // they were read from, and the stamp of that set (llm::NewToolsStamp).
   std::vector<llm::ToolSpec> tool_specs_;
   std::vector<tools::Tool*> tool_specs_of_;
+  uint64_t tool_specs_stamp_ = 0;
   llm::Usage total_usage_;
   // The session sandbox the tools run in (null with --sandbox off, or when
   // no worker executable is set); started at the first tool call.

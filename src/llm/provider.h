@@ -29,6 +29,7 @@
 //   those) for every API.
 // - Complete may be called from several threads at once (no shared state).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -54,6 +55,11 @@ struct Request {
   std::string system;
   std::vector<Message> messages;
   std::vector<ToolSpec> tools;
+  // Names this exact set of tools (NewToolsStamp()): two requests with the
+  // same non-zero stamp carry the same tools, so a request writer that kept
+  // their serialised schemas compares one number, not ~25 KB of them.
+  // 0: unknown (compared in full).
+  uint64_t tools_stamp = 0;
   int max_tokens = 0;           // 0: the model table's default
   int thinking_budget = 0;      // 0: no extended thinking
   bool stream = true;
@@ -61,6 +67,10 @@ struct Request {
   // set_auto_retry false).
   bool retry = true;
 };
+
+// A stamp no other set of tools in this process has (never 0). Whoever
+// builds Request::tools takes a new one whenever the set changes.
+uint64_t NewToolsStamp();
 
 // Lets another thread end the wait before a retry (pi's abort_retry): the
 // call then fails at once with the error it would have retried. Only a wait

@@ -114,9 +114,16 @@ std::string DumpObjectWith(const Json& object,
 }
 
 void RequestBodyWriter::UpdateFixed(const Request& request) {
-  if (have_fixed_ && system_ == request.system && SameTools(tools_, request.tools)) return;
+  // The same stamp is the same tools (the caller's promise); without one,
+  // the schemas are compared.
+  bool same_tools = request.tools_stamp != 0 ? request.tools_stamp == tools_stamp_
+                                             : tools_stamp_ == 0 && SameTools(tools_, request.tools);
+  if (have_fixed_ && same_tools && system_ == request.system) return;
   system_ = request.system;
-  tools_ = request.tools;
+  tools_stamp_ = request.tools_stamp;
+  // With a stamp the schemas are never compared again: not kept.
+  if (tools_stamp_ == 0) tools_ = request.tools;
+  else tools_.clear();
   Json members = api_ == ApiKind::kAnthropic     ? anthropic::FixedMembers(request)
                  : api_ == ApiKind::kOpenAiChat ? openai_chat::FixedMembers(request)
                                                 : openai_responses::FixedMembers(request);

@@ -45,6 +45,7 @@ class RequestBodyWriter {
   bool have_fixed_ = false;
   std::string system_;
   std::vector<ToolSpec> tools_;
+  uint64_t tools_stamp_ = 0;  // of tools_ (Request::tools_stamp; 0: none)
   std::vector<std::pair<std::string, std::string>> fixed_;  // key -> value's text
   std::string lead_;  // the items before the conversation's (chat: the system prompt)
   // The conversation's first prefix_hashes_.size() messages, as items' text.

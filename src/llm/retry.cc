@@ -1,6 +1,7 @@
 #include "llm/retry.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -148,6 +149,11 @@ Status CancellableSleep(double seconds, CancelToken* cancel) {
   state->second.wait_until(lock, deadline, [&] { return cancel && cancel->cancelled(); });
   if (cancel && cancel->cancelled()) return Error::Make("aborted", "aborted");
   return Ok();
+}
+
+uint64_t NewToolsStamp() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
 }
 
 bool RetryStopper::Stop() {

@@ -124,14 +124,42 @@ Result<std::vector<Address>> Resolve(const std::string& host, int port, double t
 
 }  // namespace
 
+namespace {
+struct ThreadWake {
+  UniqueFd fd;
+  bool in_use = false;
+};
+thread_local ThreadWake thread_wake;
+}  // namespace
+
 CancelWake::CancelWake(CancelToken* token) : token_(token) {
   if (!token) return;
-  fd_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-  int fd = fd_.get();
-  reg_ = token->OnCancel([fd] {
+  ThreadWake& mine = thread_wake;
+  if (!mine.in_use && !mine.fd.valid()) mine.fd.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+  if (!mine.in_use && mine.fd.valid()) {
+    mine.in_use = true;
+    borrowed_ = true;
+    fd_ = mine.fd.get();
+  } else {
+    own_.Reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    fd_ = own_.get();
+  }
+  reg_ = token->OnCancel([this] {
     uint64_t one = 1;
-    if (fd >= 0) (void)!write(fd, &one, sizeof one);
+    if (fd_ >= 0) (void)!write(fd_, &one, sizeof one);
+    written_ = true;
   });
+}
+
+CancelWake::~CancelWake() {
+  reg_.reset();  // no callback runs after this
+  if (!borrowed_) return;
+  // Readable again only for the next cancel: what this one wrote is read.
+  if (written_) {
+    uint64_t v;
+    (void)!read(fd_, &v, sizeof v);
+  }
+  thread_wake.in_use = false;
 }
 
 bool CancelWake::fired() const { return token_ && token_->cancelled(); }

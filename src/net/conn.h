@@ -1,6 +1,7 @@
 // A TCP connection, optionally wrapped in TLS, whose every wait is bounded
 // by a timeout and cut short by cancellation. Internal to net/.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,16 +17,23 @@ namespace sepp::net {
 // Turns a CancelToken into a readable fd that poll() can watch: the cancel
 // callback writes to an eventfd, which stays readable from then on, so every
 // later wait returns at once with "aborted".
+// The eventfd is the thread's own, made once and reused by every request
+// the thread makes (a model call then opens and closes none); a wake nested
+// in another on the same thread makes its own.
 class CancelWake {
  public:
   explicit CancelWake(CancelToken* token);  // token may be null
+  ~CancelWake();
   CancelWake(const CancelWake&) = delete;
   CancelWake& operator=(const CancelWake&) = delete;
-  int fd() const { return fd_.get(); }
+  int fd() const { return fd_; }
   bool fired() const;
 
  private:
-  UniqueFd fd_;  // declared before reg_: the callback must go first
+  UniqueFd own_;  // when the thread's was in use; declared before reg_: the callback must go first
+  int fd_ = -1;
+  bool borrowed_ = false;  // fd_ is the thread's
+  std::atomic<bool> written_{false};
   std::unique_ptr<CancelToken::Registration> reg_;
   CancelToken* token_;
 };

@@ -189,9 +189,9 @@ struct AgentSession::Impl {
   };
   std::vector<PendingBash> pending_bash;
 
-  // What queries read without touching the Agent (which the worker owns).
+  // What queries read without touching the Agent (which the worker owns;
+  // its context, Messages(), it guards itself).
   mutable std::mutex snap_mu;
-  std::vector<llm::Message> snapshot;
   agent::Outcome last_outcome;
   std::string last_text;
   std::string model;
@@ -274,10 +274,7 @@ struct AgentSession::Impl {
       std::lock_guard<std::mutex> lock(snap_mu);
       last_outcome = outcome;
     }
-    MarkIdleIfDone();
-    agent::Event settled(agent::EventType::kAgentSettled);
-    settled.data = {{"outcome", agent::ToJson(outcome)}};
-    Publish(settled);
+    PublishSettled(outcome);
     ArmIdle(true);
   }
 
@@ -469,10 +466,13 @@ struct AgentSession::Impl {
 
   void PublishQueue() {
     agent::Event e(agent::EventType::kQueueUpdated);
-    std::lock_guard<std::mutex> lock(mu);
-    e.data = {{"steering", Json(std::vector<std::string>(steering.begin(), steering.end()))},
-              {"follow_up", Json(std::vector<std::string>(follow_up.begin(), follow_up.end()))}};
-    bus.Publish(std::move(e));
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      e.data = {{"steering", Json(std::vector<std::string>(steering.begin(), steering.end()))},
+                {"follow_up", Json(std::vector<std::string>(follow_up.begin(), follow_up.end()))}};
+      bus.Publish(std::move(e), false);
+    }
+    bus.CallListeners();
   }
 
   // The agent's event sink (its thread, or a tool thread; serialised by
@@ -490,9 +490,9 @@ struct AgentSession::Impl {
 
   void OnMessage(const llm::Message& m) {
     if (auto binding = Bind()) binding->Record(m);
+    if (m.role != llm::Role::kAssistant || m.Text().empty()) return;
     std::lock_guard<std::mutex> lock(snap_mu);
-    snapshot.push_back(m);
-    if (m.role == llm::Role::kAssistant && !m.Text().empty()) last_text = m.Text();
+    last_text = m.Text();
   }
 
   // Publishes session.started for the current binding and remembers it for
@@ -539,10 +539,7 @@ struct AgentSession::Impl {
     for (const PendingBash& p : pending) {
       if (!p.recorded && binding) binding->RecordEntry("bash_execution", UserBashEntry(p.run));
       if (p.run.exclude_from_context) continue;
-      llm::Message m = UserBashMessage(p.run);
-      agent->AddContext(m);
-      std::lock_guard<std::mutex> lock(snap_mu);
-      snapshot.push_back(std::move(m));
+      agent->AddContext(UserBashMessage(p.run));
     }
   }
 
@@ -555,16 +552,16 @@ struct AgentSession::Impl {
     }
     auto binding = Bind();
     std::vector<llm::Message> h = binding ? binding->history() : std::vector<llm::Message>();
-    agent->SetHistory(h);
-    std::lock_guard<std::mutex> lock(snap_mu);
-    snapshot = std::move(h);
-    last_outcome = agent::Outcome();
-    last_text.clear();
-    for (auto it = snapshot.rbegin(); it != snapshot.rend(); ++it)
+    std::string text;
+    for (auto it = h.rbegin(); it != h.rend(); ++it)
       if (it->role == llm::Role::kAssistant && !it->Text().empty()) {
-        last_text = it->Text();
+        text = it->Text();
         break;
       }
+    agent->SetHistory(std::move(h));
+    std::lock_guard<std::mutex> lock(snap_mu);
+    last_outcome = agent::Outcome();
+    last_text = std::move(text);
   }
 
   std::vector<std::string> TakeSteering() {
@@ -622,16 +619,16 @@ struct AgentSession::Impl {
   }
 
   // One busy period: the prompt, then steering left over and follow-ups.
-  void RunPrompt(std::string text) {
+  // announced: its agent.started is out already (AnnounceLocked).
+  void RunPrompt(std::string text, bool announced = false) {
     auto token = std::make_shared<CancelToken>();
     {
       std::lock_guard<std::mutex> lock(mu);
       cancel = token;
+      if (!announced) AnnounceLocked(text);
     }
+    if (!announced) bus.CallListeners();
     ArmIdle(false);
-    agent::Event started_ev(agent::EventType::kAgentStarted);
-    started_ev.text = text;
-    Publish(started_ev);
     if (trust_pending) {
       trust_pending = false;
       AskProjectTrust(*token);
@@ -677,13 +674,34 @@ struct AgentSession::Impl {
       cancel.reset();
     }
     FlushUserBash();  // what ran during the prompt is recorded after it
-    // Idle before the world hears it: a client that prompts as soon as it
-    // sees agent.settled must not be told "busy".
-    MarkIdleIfDone();
+    PublishSettled(outcome);
+    ArmIdle(true);
+  }
+
+  // Idle before the world hears it: a client that prompts as soon as it
+  // sees agent.settled must not be told "busy". Both under mu, as the next
+  // prompt's agent.started is published (AnnounceLocked): that one can
+  // never come before this agent.settled.
+  void PublishSettled(const agent::Outcome& outcome) {
     agent::Event settled(agent::EventType::kAgentSettled);
     settled.data = {{"outcome", agent::ToJson(outcome)}};
-    Publish(settled);
-    ArmIdle(true);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (jobs.empty()) busy = false;
+      bus.Publish(std::move(settled), false);
+    }
+    idle_cv.notify_all();
+    bus.CallListeners();
+  }
+
+  // agent.started for a prompt about to be queued, published by the
+  // submitting thread (the caller holds mu, and calls bus.CallListeners()
+  // once it let go of it): a front end that delivers on the publisher's
+  // thread writes it before the worker has even woken up.
+  void AnnounceLocked(const std::string& text) {
+    agent::Event e(agent::EventType::kAgentStarted);
+    e.text = text;
+    bus.Publish(std::move(e), false);
   }
 
   void WorkerLoop() {
@@ -954,8 +972,6 @@ Result<std::unique_ptr<AgentSession>> AgentSession::Open(SessionOptions options)
       [&s](const llm::Message& m) { s.OnMessage(m); });
   s.agent->set_compaction_recorder([&s](const agent::CompactionResult& r) {
     if (auto binding = s.Bind()) binding->RecordCompaction(r);
-    std::lock_guard<std::mutex> lock(s.snap_mu);
-    s.snapshot = s.agent->messages();
   });
   s.agent->set_steering_source([&s] { return s.TakeSteering(); });
   s.thinking = LevelForBudget(o.thinking_budget);
@@ -1045,9 +1061,11 @@ Status AgentSession::Prompt(const std::string& raw) {
                          "follow-up, or abort first",
                          "busy");
     s.busy = true;
-    s.jobs.push_back([&s, text] { s.RunPrompt(text); });
+    s.AnnounceLocked(text);
+    s.jobs.push_back([&s, text] { s.RunPrompt(text, true); });
   }
   s.cv.notify_one();
+  s.bus.CallListeners();
   return Ok();
 }
 
@@ -1060,7 +1078,8 @@ Status Enqueue(AgentSession::Impl& s, std::deque<std::string>& queue, const std:
   *start_now = !s.busy;
   if (*start_now) {
     s.busy = true;
-    s.jobs.push_back([&s, text] { s.RunPrompt(text); });
+    s.AnnounceLocked(text);
+    s.jobs.push_back([&s, text] { s.RunPrompt(text, true); });
     return Ok();
   }
   if (s.steering.size() + s.follow_up.size() >= s.opts.max_queued_messages)
@@ -1082,8 +1101,12 @@ Status AgentSession::Steer(const std::string& raw) {
   bool now = false;
   Status st = Enqueue(*impl_, impl_->steering, *expanded, &now);
   if (!st.ok()) return st;
-  if (now) impl_->cv.notify_one();
-  else impl_->PublishQueue();
+  if (!now) {
+    impl_->PublishQueue();
+    return Ok();
+  }
+  impl_->cv.notify_one();
+  impl_->bus.CallListeners();  // its agent.started
   return Ok();
 }
 
@@ -1096,8 +1119,12 @@ Status AgentSession::FollowUp(const std::string& raw) {
   bool now = false;
   Status st = Enqueue(*impl_, impl_->follow_up, *expanded, &now);
   if (!st.ok()) return st;
-  if (now) impl_->cv.notify_one();
-  else impl_->PublishQueue();
+  if (!now) {
+    impl_->PublishQueue();
+    return Ok();
+  }
+  impl_->cv.notify_one();
+  impl_->bus.CallListeners();  // its agent.started
   return Ok();
 }
 
@@ -1339,17 +1366,16 @@ SessionState AgentSession::GetState() const {
   st.auto_retry = s.agent->auto_retry();
   st.sandbox_enabled = s.opts.policy.enabled;
   st.sandbox_pid = s.agent->sandbox_pid();
+  st.message_count = s.agent->message_count();
   std::lock_guard<std::mutex> lock(s.snap_mu);
   st.model = s.model;
   st.thinking = s.thinking;
-  st.message_count = s.snapshot.size();
   st.total_usage = s.total_usage;
   return st;
 }
 
 std::vector<llm::Message> AgentSession::Messages() const {
-  std::lock_guard<std::mutex> lock(impl_->snap_mu);
-  return impl_->snapshot;
+  return impl_->agent->messages();
 }
 
 Json AgentSession::Entries() const {

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <random>
 #include <thread>
+#include <vector>
 #include <unistd.h>
 
 #include "base/fd.h"
@@ -175,6 +176,51 @@ TEST(Outbox, DeliversLinesInOrder) {
     got.push_back(all->substr(start, nl - start));
   ASSERT_EQ(got.size(), 100u);
   for (int i = 0; i < 100; ++i) EXPECT_EQ(got[i], Json({{"n", i}}).dump());
+}
+
+// Senders write a line themselves when nothing is queued ahead of it, and
+// a line the pipe takes only in part is finished by the writer thread:
+// from several threads at once, into a small pipe read slowly, every line
+// arrives whole and each sender's lines in its order.
+TEST(Outbox, LinesFromManySendersStayWholeAndInOrder) {
+  auto pipe = MakePipe();
+  ASSERT_TRUE(pipe.ok());
+  fcntl(pipe->second.get(), F_SETPIPE_SZ, 4096);
+  constexpr int kSenders = 4, kLines = 300;
+  std::string got;
+  std::thread reader([&] {
+    char b[1000];  // small reads: the pipe stays full, writes stay partial
+    for (;;) {
+      ssize_t n = read(pipe->first.get(), b, sizeof b);
+      if (n <= 0) return;
+      got.append(b, static_cast<size_t>(n));
+    }
+  });
+  {
+    Outbox out(pipe->second.get(), 64 << 20);
+    std::vector<std::thread> senders;
+    for (int t = 0; t < kSenders; ++t)
+      senders.emplace_back([&out, t] {
+        for (int i = 0; i < kLines; ++i)
+          EXPECT_TRUE(out.Send(Json{{"t", t}, {"i", i}, {"pad", std::string(1500 + 97 * (i % 7), 'p')}}));
+      });
+    for (auto& th : senders) th.join();
+    out.Close(30000);
+    EXPECT_FALSE(out.broken());
+  }
+  pipe->second.Reset();
+  reader.join();
+  std::vector<int> next(kSenders, 0);
+  size_t start = 0, lines = 0;
+  for (size_t nl; (nl = got.find('\n', start)) != std::string::npos; start = nl + 1, ++lines) {
+    auto j = ParseJson(got.substr(start, nl - start));
+    ASSERT_TRUE(j.ok()) << "a line was cut or mixed with another: " << got.substr(start, 80);
+    int t = (*j)["t"], i = (*j)["i"];
+    EXPECT_EQ(i, next[t]) << "sender " << t << " out of order";
+    next[t] = i + 1;
+  }
+  EXPECT_EQ(lines, static_cast<size_t>(kSenders * kLines));
+  EXPECT_EQ(start, got.size());
 }
 
 // A peer that never reads: Send never blocks, streamed updates past the

@@ -275,6 +275,10 @@ TEST_F(AgentTest, EveryModelCallCarriesTheToolsAndANewToolJoinsTheNextCall) {
   EXPECT_EQ(named(provider_.requests[1]), named(provider_.requests[0]));
   EXPECT_EQ(provider_.requests[1].tools[0].description, "sleeps");
   EXPECT_EQ(provider_.requests[1].tools[0].parameters, Json({{"type", "object"}}));
+  // One stamp names the set while it stays (the request writer compares it
+  // instead of the schemas) ...
+  EXPECT_NE(provider_.requests[0].tools_stamp, 0u);
+  EXPECT_EQ(provider_.requests[1].tools_stamp, provider_.requests[0].tools_stamp);
 
   class LateTool : public SleepTool {
    public:
@@ -284,6 +288,9 @@ TEST_F(AgentTest, EveryModelCallCarriesTheToolsAndANewToolJoinsTheNextCall) {
   ASSERT_EQ(agent.Prompt("second", cancel_).status, Outcome::Status::kDone);
   ASSERT_EQ(provider_.requests.size(), 3u);
   EXPECT_EQ(named(provider_.requests[2]), (std::vector<std::string>{"sleep", "echo", "late"}));
+  // ... and a changed set has a new one.
+  EXPECT_NE(provider_.requests[2].tools_stamp, 0u);
+  EXPECT_NE(provider_.requests[2].tools_stamp, provider_.requests[1].tools_stamp);
 }
 
 TEST(SystemPrompt, ContextFilesOutermostFirstAndPromptNamesTools) {

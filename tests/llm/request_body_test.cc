@@ -128,6 +128,34 @@ TEST_P(RequestBodyTest, KeptConversationFollowsEveryChange) {
   check("after the abort");
 }
 
+// With a stamp the tools are recognised by it: the same stamp keeps the
+// schemas written before (the caller's promise that they are the same, which
+// is what makes the ~25 KB comparison go), a new stamp or none rebuilds them.
+TEST_P(RequestBodyTest, ToolsStampNamesTheToolSet) {
+  RequestBodyWriter writer(GetParam());
+  Request r = Conversation();
+  r.tools_stamp = NewToolsStamp();
+  EXPECT_EQ(writer.Write(r), Expected(GetParam(), r));
+  Request same_stamp = r;
+  same_stamp.tools[0].description = "not compared: the stamp says these are the same tools";
+  EXPECT_EQ(writer.Write(same_stamp), Expected(GetParam(), r));
+  Request next = same_stamp;
+  next.tools_stamp = NewToolsStamp();
+  EXPECT_NE(next.tools_stamp, r.tools_stamp);
+  EXPECT_EQ(writer.Write(next), Expected(GetParam(), next));
+  // No stamp: compared in full, also right after stamped requests.
+  Request unstamped = next;
+  unstamped.tools_stamp = 0;
+  unstamped.tools.pop_back();
+  EXPECT_EQ(writer.Write(unstamped), Expected(GetParam(), unstamped));
+  unstamped.tools[0].description = "changed";
+  EXPECT_EQ(writer.Write(unstamped), Expected(GetParam(), unstamped));
+  // The system prompt is still compared under a stamp.
+  Request system = next;
+  system.system = "Another prompt.";
+  EXPECT_EQ(writer.Write(system), Expected(GetParam(), system));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllApis, RequestBodyTest,
                          ::testing::Values(ApiKind::kAnthropic, ApiKind::kOpenAiChat,
                                            ApiKind::kOpenAiResponses));

@@ -215,6 +215,35 @@ TEST_F(RpcServerTest, ALineOverTheLimitIsOneErrorAndTheStreamGoesOn) {
   EXPECT_EQ(provider_.calls(), 0u);
 }
 
+// Events are written by the thread that publishes them (the reader for a
+// prompt's agent_start, right behind its response; the agent's loop for
+// the rest): a client that prompts the moment it reads agent_settled still
+// reads every run in pi's order: the response first, then agent_start, the
+// run's events, agent_settled, and nothing of the next run before that.
+TEST_F(RpcServerTest, BackToBackPromptsKeepPisOrder) {
+  constexpr int kRuns = 100;
+  for (int i = 0; i < kRuns; ++i) provider_.replies.push_back(TextReply("answer " + std::to_string(i)));
+  Served s(Options());
+  for (int i = 0; i < kRuns; ++i) {
+    std::string id = "p" + std::to_string(i);
+    s.Send(R"({"id":")" + id + R"(","type":"prompt","message":"q)" + std::to_string(i) + R"("})");
+    auto records = s.Until("agent_settled");
+    ASSERT_GE(records.size(), 3u) << i;
+    EXPECT_EQ(records[0].value("type", ""), "response") << i;
+    EXPECT_EQ(records[0].value("id", ""), id) << i;
+    EXPECT_TRUE(records[0].value("success", false)) << records[0].dump();
+    EXPECT_EQ(records[1].value("type", ""), "agent_start") << i;
+    int starts = 0;
+    for (const Json& r : records) starts += r.value("type", "") == "agent_start";
+    EXPECT_EQ(starts, 1) << i;
+    EXPECT_EQ(records.back().value("type", ""), "agent_settled");
+    bool answered = false;
+    for (const Json& r : records)
+      answered |= r.value("type", "") == "agent_end" || r.dump().find("answer " + std::to_string(i)) != std::string::npos;
+    EXPECT_TRUE(answered) << i;
+  }
+}
+
 TEST_F(RpcServerTest, AClientThatStopsReadingCannotBlockAbort) {
   // A long answer that floods stdout, then a model call that waits forever
   // unless aborted: the client reads nothing until abort has settled.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "runtime/agent_session.h"
@@ -220,6 +221,98 @@ TEST_F(AgentSessionTest, ASlowSubscriberIsCutOffWithASignalAndStallsNothing) {
   EXPECT_FALSE(fast->lagged());
 }
 
+// agent.started is published by the thread that submits the prompt, before
+// Prompt returns: a front end that delivers on the publisher's thread can
+// write it without waiting for the worker to wake.
+TEST_F(AgentSessionTest, APromptsAgentStartedIsOutBeforePromptReturns) {
+  provider_.replies = {TextReply("a")};
+  provider_.hold();
+  auto s = Open();
+  auto sub = s->Subscribe();
+  ASSERT_TRUE(s->Prompt("hi").ok());
+  auto now = sub->Drain();  // no waiting: already queued
+  ASSERT_GE(now.size(), 2u);
+  EXPECT_EQ(now[0].type, EventType::kSessionStarted);
+  EXPECT_EQ(now[1].type, EventType::kAgentStarted);
+  EXPECT_EQ(now[1].text, "hi");
+  provider_.release();
+  Collect(*sub, EventType::kAgentSettled);
+  // The same for a follow-up or a steer that starts a run.
+  provider_.replies = {TextReply("b")};
+  provider_.hold();
+  ASSERT_TRUE(s->FollowUp("later").ok());
+  now = sub->Drain();
+  ASSERT_FALSE(now.empty());
+  EXPECT_EQ(now[0].type, EventType::kAgentStarted);
+  provider_.release();
+  Collect(*sub, EventType::kAgentSettled);
+}
+
+// A client that prompts again and again, not waiting for agent.settled:
+// the prompt that gets in as the last run ends (the agent idle, its
+// agent.settled about to go out) never has its agent.started come before
+// that agent.settled: both are published under the runtime's lock.
+TEST_F(AgentSessionTest, EveryRunSettlesBeforeTheNextOneStarts) {
+  auto s = Open();
+  std::mutex mu;
+  std::vector<agent::Event> heard;
+  auto live = s->Subscribe();
+  std::weak_ptr<Subscription> weak = live;
+  live->SetListener([&] {
+    auto sub = weak.lock();
+    std::lock_guard<std::mutex> l(mu);
+    sub->DrainInto(&heard);
+  });
+  constexpr int kRuns = 50;
+  for (int i = 0; i < kRuns; ++i) provider_.replies.push_back(TextReply("r" + std::to_string(i)));
+  for (int i = 0; i < kRuns;) {
+    Status st = s->Prompt("p" + std::to_string(i));
+    if (st.ok()) {
+      ++i;
+    } else {
+      ASSERT_EQ(st.error().kind, "busy");
+    }
+  }
+  ASSERT_TRUE(s->WaitIdle(60));
+  std::lock_guard<std::mutex> l(mu);
+  live->DrainInto(&heard);
+  int open = 0, runs = 0;
+  uint64_t last = 0;
+  for (const agent::Event& e : heard) {
+    EXPECT_GT(e.seq, last) << "events out of order";
+    last = e.seq;
+    if (e.type == EventType::kAgentStarted) {
+      EXPECT_EQ(open, 0) << "a run started before the last one settled";
+      ++open;
+      ++runs;
+    } else if (e.type == EventType::kAgentSettled) {
+      EXPECT_EQ(open, 1);
+      --open;
+    }
+  }
+  EXPECT_EQ(runs, kRuns);
+}
+
+// Messages() reads the agent's own context, also while a model call holds
+// it, and follows a compaction.
+TEST_F(AgentSessionTest, MessagesAreTheAgentsContextDuringACall) {
+  provider_.replies = {TextReply("a")};
+  provider_.hold();
+  auto s = Open();
+  auto sub = s->Subscribe();
+  ASSERT_TRUE(s->Prompt("hi").ok());
+  provider_.WaitCalls(1);
+  auto during = s->Messages();
+  ASSERT_EQ(during.size(), 1u);
+  EXPECT_EQ(during[0].Text(), "hi");
+  EXPECT_EQ(s->GetState().message_count, 1u);
+  provider_.release();
+  Collect(*sub, EventType::kAgentSettled);
+  auto after = s->Messages();
+  ASSERT_EQ(after.size(), 2u);
+  EXPECT_EQ(after[1].Text(), "a");
+}
+
 TEST_F(AgentSessionTest, ModelAndThinkingChangeAtTheNextCall) {
   provider_.replies = {TextReply("a"), TextReply("b")};
   auto s = Open();
@@ -391,6 +484,11 @@ TEST_F(AgentSessionTest, CompactRunsOnTheWorkerAndRecordsAnEntry) {
   bool has_entry = false;
   for (const auto& e : s->Entries()) has_entry |= e.value("type", "") == "compaction";
   EXPECT_TRUE(has_entry);
+  // get_messages shows the compacted context, as the next call sends it.
+  auto msgs = s->Messages();
+  ASSERT_FALSE(msgs.empty());
+  EXPECT_LT(msgs.size(), 6u);
+  EXPECT_NE(msgs[0].Text().find("SUMMARY"), std::string::npos);
 }
 
 TEST_F(AgentSessionTest, NoSessionKeepsNothingAndRefusesSessionOperations) {

@@ -68,14 +68,28 @@ Result<fs::path> CwdParam(const Json& params) {
   return p.lexically_normal();
 }
 
+// What a session's pump remembers about the tool calls in flight.
+struct CallState {
+  std::map<std::string, Json> args;           // from tool.started, for tool.finished
+  std::map<std::string, std::string> output;  // streamed so far (bash)
+  // A sub-agent's call → the call that runs that sub-agent: a nested
+  // permission request is shown on the top-level call the client knows.
+  std::map<std::string, std::string> parent_of;
+};
+
 // One ACP session: its runtime, the thread that pumps its events to the
 // client, and what the client set on it.
 struct AcpSession {
   std::string id;
   fs::path cwd;
   std::unique_ptr<runtime::AgentSession> rt;
-  std::shared_ptr<runtime::Subscription> sub;
+  std::shared_ptr<runtime::Subscription> sub;  // the pump thread's (and Start's)
   std::thread pump;
+  // Events are forwarded on the thread that published them when that needs
+  // no waiting (Server::DeliverNow), else by the pump thread; one at a time.
+  std::mutex pump_mu;  // guards what follows
+  std::vector<agent::Event> held;  // taken, left to the pump thread
+  CallState calls;
   std::thread task;  // a /compact waiting for its result
 
   std::mutex mu;  // guards what follows
@@ -89,15 +103,6 @@ struct AcpSession {
     std::lock_guard lock(mu);
     return mode;
   }
-};
-
-// What a session's pump remembers about the tool calls in flight.
-struct CallState {
-  std::map<std::string, Json> args;           // from tool.started, for tool.finished
-  std::map<std::string, std::string> output;  // streamed so far (bash)
-  // A sub-agent's call → the call that runs that sub-agent: a nested
-  // permission request is shown on the top-level call the client knows.
-  std::map<std::string, std::string> parent_of;
 };
 
 class Server {
@@ -136,6 +141,15 @@ class Server {
   UpdateContext ContextFor(AcpSession& s);
 
   void Pump(std::shared_ptr<AcpSession> s);
+  // Forwards the events of s queued now, on the publishing thread, up to
+  // one that needs the pump thread (a permission request, a question, a
+  // lost stream), which is left to it. Never waits.
+  void DeliverNow(const std::shared_ptr<AcpSession>& s, runtime::Subscription& sub);
+  void Listen(const std::shared_ptr<AcpSession>& s);
+  // Forward for each event (under s.pump_mu); may_wait false: stops before
+  // the first one that needs the pump thread. Returns how many it forwarded.
+  size_t ForwardAll(const std::shared_ptr<AcpSession>& s, const std::vector<agent::Event>& events,
+                    bool may_wait);
   // One event to the client (an update, a permission request, the answer).
   void Forward(const std::shared_ptr<AcpSession>& s, const agent::Event& e, CallState& calls);
   void AskQuestion(const std::shared_ptr<AcpSession>& s, const agent::Event& e);
@@ -333,6 +347,7 @@ Result<std::shared_ptr<AcpSession>> Server::Open(const fs::path& cwd, const std:
 
 void Server::Start(const std::shared_ptr<AcpSession>& s) {
   s->sub = s->rt->Subscribe();
+  Listen(s);
   sessions_[s->id] = s;
   s->pump = std::thread([this, s] { Pump(s); });
 }
@@ -660,27 +675,68 @@ void Server::Forget(int64_t id) {
   calls_.erase(id);
 }
 
-void Server::Pump(std::shared_ptr<AcpSession> s) {
-  CallState calls;
-  for (;;) {
-    agent::Event e(agent::EventType::kSessionStarted);
-    auto next = s->sub->Pop(&e);
-    if (next == runtime::Subscription::Next::kTimeout) continue;
-    if (next == runtime::Subscription::Next::kClosed) {
-      if (!s->sub->lagged()) break;
-      // We fell behind (the client reads slowly): updates were lost, but the
-      // turn's answer must not be. Take up the stream again, and answer now
-      // if the turn ended while we were cut off.
-      log::Warn("acp: session " + s->id + ": the update stream fell behind; some updates were dropped");
-      s->sub = s->rt->Subscribe();
-      if (!s->rt->GetState().busy) Settle(*s, agent::ToJson(s->rt->LastOutcome()));
-      continue;
-    }
+void Server::Listen(const std::shared_ptr<AcpSession>& s) {
+  std::weak_ptr<AcpSession> session = s;
+  std::weak_ptr<runtime::Subscription> sub = s->sub;
+  s->sub->SetListener([this, session, sub] {
+    auto a = session.lock();
+    auto b = sub.lock();
+    if (a && b) DeliverNow(a, *b);
+  });
+}
+
+void Server::DeliverNow(const std::shared_ptr<AcpSession>& s, runtime::Subscription& sub) {
+  std::unique_lock lock(s->pump_mu, std::try_to_lock);
+  if (!lock.owns_lock()) return sub.Wake();  // the pump thread takes it after its holder
+  std::vector<agent::Event> events;
+  events.swap(s->held);  // older than what is queued
+  sub.DrainInto(&events);
+  if (events.empty()) return;
+  size_t done = ForwardAll(s, events, false);
+  if (done == events.size()) return;
+  s->held.assign(std::make_move_iterator(events.begin() + static_cast<ptrdiff_t>(done)),
+                std::make_move_iterator(events.end()));
+  sub.Wake();
+}
+
+size_t Server::ForwardAll(const std::shared_ptr<AcpSession>& s, const std::vector<agent::Event>& events,
+                          bool may_wait) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    const agent::Event& e = events[i];
+    if (!may_wait && (e.type == agent::EventType::kPermissionRequested ||
+                      e.type == agent::EventType::kQuestionRequested ||
+                      e.type == agent::EventType::kSubscriberLagged))
+      return i;
     try {
-      Forward(s, e, calls);
+      Forward(s, e, s->calls);
     } catch (const std::exception& ex) {  // a bug must not end the process
       log::Error("acp: session " + s->id + ": could not forward an event: " + ex.what());
     }
+  }
+  return events.size();
+}
+
+void Server::Pump(std::shared_ptr<AcpSession> s) {
+  std::vector<agent::Event> events;
+  for (;;) {
+    s->sub->Wait();
+    std::lock_guard lock(s->pump_mu);
+    events.clear();
+    events.swap(s->held);
+    s->sub->DrainInto(&events);
+    if (!events.empty()) {
+      ForwardAll(s, events, true);
+      continue;
+    }
+    if (!s->sub->closed()) continue;
+    if (!s->sub->lagged()) break;
+    // We fell behind (the client reads slowly): updates were lost, but the
+    // turn's answer must not be. Take up the stream again, and answer now
+    // if the turn ended while we were cut off.
+    log::Warn("acp: session " + s->id + ": the update stream fell behind; some updates were dropped");
+    s->sub = s->rt->Subscribe();
+    Listen(s);
+    if (!s->rt->GetState().busy) Settle(*s, agent::ToJson(s->rt->LastOutcome()));
   }
 }
 

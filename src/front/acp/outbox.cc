@@ -22,11 +22,47 @@ Outbox::~Outbox() { Close(0); }
 bool Outbox::Send(const Json& msg, bool droppable) {
   std::string line = DumpJson(msg);
   line.push_back('\n');
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
   if (closing_ || broken_) return false;
   if (droppable && queued_bytes_ + line.size() > max_bytes_) {
     ++dropped_;
     return false;
+  }
+  if (queue_.empty() && !writing_) {
+    // Nothing ahead of it: written now, on this thread, as far as the peer
+    // takes it without waiting (the descriptor is non-blocking); what is
+    // left goes to the writer thread.
+    writing_ = true;
+    lock.unlock();
+    size_t done = 0;
+    bool ok = true;
+    while (done < line.size()) {
+      ssize_t n = write(fd_, line.data() + done, line.size() - done);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        ok = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+        break;
+      }
+    }
+    lock.lock();
+    writing_ = false;
+    if (!ok) {
+      broken_ = true;
+      cv_.notify_all();
+      return false;
+    }
+    if (done < line.size()) {
+      line.erase(0, done);
+      queued_bytes_ += line.size();
+      queue_.push_front(std::move(line));
+    }
+    // The writer thread: for the rest and what came meanwhile; Close: for
+    // this write to end.
+    if (!queue_.empty() || closing_) cv_.notify_all();
+    return true;
   }
   queued_bytes_ += line.size();
   queue_.push_back(std::move(line));
@@ -47,7 +83,7 @@ void Outbox::Close(int timeout_ms) {
     closing_ = true;
     cv_.notify_one();
     cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                 [&] { return queued_bytes_ == 0 || broken_; });
+                 [&] { return (queued_bytes_ == 0 && !writing_) || broken_; });
     stop_ = true;
     cv_.notify_one();
   }
@@ -74,8 +110,9 @@ void Outbox::Run() {
     std::string line;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      cv_.wait(lock, [&] { return stop_ || (!queue_.empty() && !writing_); });
       if (stop_ || broken_) return;
+      writing_ = true;
       line = std::move(queue_.front());
       queue_.pop_front();
       while (!queue_.empty() && line.size() < kBatch) {
@@ -109,6 +146,7 @@ void Outbox::Run() {
       break;
     }
     std::lock_guard lock(mu_);
+    writing_ = false;
     queued_bytes_ -= line.size();
     if (!ok) broken_ = true;
     cv_.notify_all();

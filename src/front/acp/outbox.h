@@ -1,6 +1,9 @@
 // The one writer of the protocol stream. Every thread (turn workers, the
 // reader answering a request) hands it whole lines and never blocks on the
-// peer: a writer thread drains the queue to the (non-blocking) descriptor.
+// peer: a line with nothing queued ahead of it is written by that thread at
+// once, as far as the (non-blocking) descriptor takes it, so a reply or an
+// update costs no hand-off; the rest goes to a writer thread that drains
+// the queue.
 // So a client that stops reading stdout cannot stall the reader thread, and
 // cancel and permission answers are still read and acted on.
 //
@@ -52,6 +55,7 @@ class Outbox {
   bool closing_ = false;
   bool stop_ = false;
   bool broken_ = false;
+  bool writing_ = false;  // a thread is writing (lines stay in order)
   std::thread writer_;
 };
 

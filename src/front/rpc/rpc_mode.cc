@@ -28,15 +28,16 @@ namespace {
 
 using runtime::AgentSession;
 
-// Lines for stdout, written by one thread at a time. Responses go to a
-// writer thread (the reader must never block on stdout: a client that stops
-// reading could then not abort) and always go in (they are few and bounded
-// by the commands read). Events come from the pump: when nothing is queued
-// or being written and stdout can take them without blocking, the pump
-// writes them itself, so a turn's events cost no hand-off to the writer
-// thread; otherwise they queue behind (order is kept). Events wait while the
-// buffer is over its limit, so a client that stops reading stalls only the
-// event pump.
+// Lines for stdout, written by one thread at a time. Whoever hands lines
+// in (the reader answering, the thread delivering events) writes them
+// itself when nothing is queued or being written and stdout can take them
+// without blocking, so a response or a turn's events cost no hand-off;
+// otherwise they queue for the writer thread (order is kept), which alone
+// ever waits on stdout (the reader must never block on it: a client that
+// stops reading could then not abort). Responses always go in (they are few
+// and bounded by the commands read). Events wait while the buffer is over
+// its limit (Event), or are not taken then (HasRoom, for a thread that must
+// not wait), so a client that stops reading stalls only the event pump.
 class Output {
  public:
   Output(int fd, size_t max_event_bytes) : fd_(fd), max_(max_event_bytes) {
@@ -45,35 +46,27 @@ class Output {
   ~Output() { Stop(); }
 
   void Response(std::string line) {
-    std::lock_guard<std::mutex> l(mu_);
-    bytes_ += line.size();
-    q_.push_back(std::move(line));
-    cv_.notify_all();
+    std::unique_lock<std::mutex> l(mu_);
+    Put(l, std::move(line));
   }
-  // Whole lines, from the pump only. False when they had to be dropped (the
-  // client is gone, or the buffer stayed full until `give_up`).
+  // Whole lines of events. False when they had to be dropped (the client is
+  // gone, or the buffer stayed full until `give_up`).
   bool Event(std::string lines, const std::atomic<bool>& give_up) {
     std::unique_lock<std::mutex> l(mu_);
     space_cv_.wait(l, [&] { return bytes_ < max_ || dead_ || stopping_ || give_up; });
     if (dead_ || bytes_ >= max_) return false;
-    if (q_.empty() && !writing_ && lines.size() <= kDirectMax) {
-      writing_ = true;
-      l.unlock();
-      bool wrote = false, ok = true;
-      if (WritableNow(fd_)) {
-        ok = WriteAll(fd_, lines).ok();
-        wrote = true;
-      }
-      l.lock();
-      writing_ = false;
-      if (!ok) dead_ = true;  // the client went away: write nothing more
-      if (!q_.empty()) cv_.notify_all();  // responses that came meanwhile
-      if (wrote) return ok;
-    }
-    bytes_ += lines.size();
-    q_.push_back(std::move(lines));
-    cv_.notify_all();
-    return true;
+    return Put(l, std::move(lines));
+  }
+  // For a thread that must not wait: true while the buffer is under its
+  // limit; EventNow then takes the next lines (which may go past the limit
+  // by that much, as with Event).
+  bool HasRoom() {
+    std::lock_guard<std::mutex> l(mu_);
+    return bytes_ < max_ && !dead_;
+  }
+  void EventNow(std::string lines) {
+    std::unique_lock<std::mutex> l(mu_);
+    Put(l, std::move(lines));
   }
   void Stop() {
     {
@@ -88,6 +81,30 @@ class Output {
   void WakeWaiters() { space_cv_.notify_all(); }
 
  private:
+  // Writes lines at once (l is let go meanwhile) when that cannot wait,
+  // else queues them for the writer thread. False when the client is gone.
+  bool Put(std::unique_lock<std::mutex>& l, std::string lines) {
+    if (dead_) return false;
+    if (q_.empty() && !writing_ && lines.size() <= kDirectMax) {
+      writing_ = true;
+      l.unlock();
+      bool wrote = false, ok = true;
+      if (WritableNow(fd_)) {
+        ok = WriteAll(fd_, lines).ok();
+        wrote = true;
+      }
+      l.lock();
+      writing_ = false;
+      if (!ok) dead_ = true;  // the client went away: write nothing more
+      if (!q_.empty()) cv_.notify_all();  // lines that came meanwhile
+      if (wrote) return ok;
+    }
+    bytes_ += lines.size();
+    q_.push_back(std::move(lines));
+    cv_.notify_all();
+    return true;
+  }
+
   // Everything queued goes out in one write: a burst of lines costs one
   // system call, not one per line.
   void Run() {
@@ -130,7 +147,7 @@ class Output {
   std::condition_variable cv_, space_cv_;
   std::deque<std::string> q_;
   size_t bytes_ = 0;
-  bool writing_ = false;  // the writer thread or the pump is in write()
+  bool writing_ = false;  // a thread is in write()
   bool dead_ = false;
   bool stopping_ = false;
   std::thread writer_;
@@ -184,8 +201,7 @@ class RpcServer {
         mapper_(session.GetState().provider) {}
 
   int Run() {
-    auto sub = s_.Subscribe(8192);
-    std::thread pump([this, sub] { Pump(sub); });
+    std::thread pump([this, sub = Listen(s_.Subscribe(8192))] { Pump(sub); });
     LineReader reader(o_.max_line_bytes, [this](std::string_view line, bool too_long) {
       OnLine(line, too_long);
     });
@@ -223,17 +239,24 @@ class RpcServer {
       std::lock_guard<std::mutex> l(s.first_mu_);
       s.answering_ = true;
     }
+    // The events held meanwhile (the run's agent_start) go out now, from
+    // this thread, right behind the response.
     ~ResponseFirst() {
       {
         std::lock_guard<std::mutex> l(s.first_mu_);
         s.answering_ = false;
       }
       s.first_cv_.notify_all();
+      s.DeliverPending();
     }
   };
   void WaitWhileAnswering() {
     std::unique_lock<std::mutex> l(first_mu_);
     first_cv_.wait(l, [&] { return !answering_; });
+  }
+  bool Answering() {
+    std::lock_guard<std::mutex> l(first_mu_);
+    return answering_;
   }
 
   // agent_settled records the pump has written (or lost to a lag): what an
@@ -253,65 +276,128 @@ class RpcServer {
     settle_cv_.wait(l, [&] { return settled_ > before || pump_done_; });
   }
 
-  // Every event queued when the pump wakes is mapped into one batch of
-  // lines and written at once; the batch goes out before anything whose
-  // order matters to a client (a dialog, a lost-events notice, a settled
-  // run an abort's response waits for).
+  // Events reach stdout on the thread that published them (the agent's
+  // loop; the reader for a prompt's agent_start, after its response): the
+  // bus calls DeliverNow there, which maps and writes what is queued when
+  // that needs no waiting. What does (a full buffer, a dialog to open, a
+  // lost-events notice, a response still being written) is left to the
+  // pump thread, which may wait: so a client that stops reading stalls the
+  // pump, never the loop. pump_mu_ keeps the two in order.
+  std::shared_ptr<runtime::Subscription> Listen(std::shared_ptr<runtime::Subscription> sub) {
+    std::weak_ptr<runtime::Subscription> weak = sub;
+    sub->SetListener([this, weak] {
+      if (auto s = weak.lock()) DeliverNow(*s);
+    });
+    std::lock_guard<std::mutex> l(sub_mu_);
+    sub_ = sub;
+    return sub;
+  }
+
+  void DeliverPending() {
+    std::shared_ptr<runtime::Subscription> sub;
+    {
+      std::lock_guard<std::mutex> l(sub_mu_);
+      sub = sub_;
+    }
+    if (sub) DeliverNow(*sub);
+  }
+
+  // Never waits (see above).
+  void DeliverNow(runtime::Subscription& sub) {
+    std::unique_lock<std::mutex> pl(pump_mu_, std::try_to_lock);
+    if (!pl.owns_lock()) return sub.Wake();  // the pump thread takes it after its holder
+    std::vector<agent::Event> events;
+    events.swap(held_);  // older than what is queued
+    sub.DrainInto(&events);
+    if (events.empty()) return;
+    // While a prompt is answered its events wait (ResponseFirst delivers
+    // them); past the buffer's limit the pump thread waits for room.
+    bool answering = Answering();
+    size_t done = answering || !out_.HasRoom() ? 0 : Handle(events, false);
+    if (done == events.size()) return;
+    held_.assign(std::make_move_iterator(events.begin() + static_cast<ptrdiff_t>(done)),
+                 std::make_move_iterator(events.end()));
+    if (!answering) sub.Wake();
+  }
+
   void Pump(std::shared_ptr<runtime::Subscription> sub) {
     struct Done {
       RpcServer* s;
       ~Done() { s->NoteSettled(true); }
     } done{this};
+    std::vector<agent::Event> events;
+    for (;;) {
+      sub->Wait();
+      std::lock_guard<std::mutex> pl(pump_mu_);
+      events.clear();
+      events.swap(held_);
+      sub->DrainInto(&events);
+      if (!events.empty()) {
+        Handle(events, true);
+        continue;
+      }
+      if (!sub->closed()) continue;
+      if (!sub->lagged() || stop_pump_) return;
+      // Fell behind: said so once (events_lost); go on with a fresh subscription.
+      sub = Listen(s_.Subscribe(8192));
+    }
+  }
+
+  // Maps events into one batch of lines, written at once; the batch goes
+  // out before anything whose order matters to a client (a dialog, a
+  // lost-events notice, a settled run an abort's response waits for).
+  // may_wait false (DeliverNow): stops before the first event that needs
+  // the pump thread and returns how many were handled. Under pump_mu_.
+  size_t Handle(const std::vector<agent::Event>& events, bool may_wait) {
     std::string batch;
     auto flush = [&] {
       if (batch.empty()) return;
-      WaitWhileAnswering();
-      out_.Event(std::move(batch), stop_pump_);
+      if (may_wait) {
+        WaitWhileAnswering();
+        out_.Event(std::move(batch), stop_pump_);
+      } else {
+        out_.EventNow(std::move(batch));
+      }
       batch.clear();
     };
-    agent::Event first(agent::EventType::kError);
-    std::vector<agent::Event> events;
-    for (;;) {
-      auto r = sub->Pop(&first);
-      if (r == runtime::Subscription::Next::kClosed) {
-        if (!sub->lagged() || stop_pump_) return;
-        // Fell behind: say so once, and go on with a fresh subscription.
-        sub = s_.Subscribe(8192);
+    for (size_t i = 0; i < events.size(); ++i) {
+      const agent::Event& e = events[i];
+      bool dialog = e.type == agent::EventType::kSubscriberLagged ||
+                    e.type == agent::EventType::kPermissionRequested ||
+                    e.type == agent::EventType::kQuestionRequested;
+      if (dialog && !may_wait) {
+        flush();
+        return i;
+      }
+      if (e.type == agent::EventType::kSubscriberLagged) {
+        flush();
+        Json lost = {{"type", "events_lost"}, {"dropped", e.data.value("dropped", 0)},
+                     {"message", "the client read stdout too slowly and some events were dropped; "
+                                 "resynchronise with get_state and get_messages"}};
+        out_.Response(Line(lost));
+        NoteSettled();  // an agent_settled may have been among the lost
         continue;
       }
-      events.clear();
-      events.push_back(std::move(first));
-      for (agent::Event& e : sub->Drain()) events.push_back(std::move(e));
-      for (const agent::Event& e : events) {
-        if (e.type == agent::EventType::kSubscriberLagged) {
-          flush();
-          Json lost = {{"type", "events_lost"}, {"dropped", e.data.value("dropped", 0)},
-                       {"message", "the client read stdout too slowly and some events were dropped; "
-                                   "resynchronise with get_state and get_messages"}};
-          out_.Response(Line(lost));
-          NoteSettled();  // an agent_settled may have been among the lost
-          continue;
-        }
-        if (e.type == agent::EventType::kPermissionRequested) {
-          flush();
-          AskPermission(e);
-          continue;
-        }
-        if (e.type == agent::EventType::kQuestionRequested) {
-          flush();
-          if (Json dialog = questions_.Open(e); !dialog.is_null()) out_.Response(Line(dialog));
-          continue;
-        }
-        if (e.type == agent::EventType::kQuestionResolved)
-          questions_.Forget(e.data.value("question_id", ""));
-        mapper_.Map(e, &batch);
-        if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) {
-          flush();
-          NoteSettled();
-        }
+      if (e.type == agent::EventType::kPermissionRequested) {
+        flush();
+        AskPermission(e);
+        continue;
       }
-      flush();
+      if (e.type == agent::EventType::kQuestionRequested) {
+        flush();
+        if (Json dialog = questions_.Open(e); !dialog.is_null()) out_.Response(Line(dialog));
+        continue;
+      }
+      if (e.type == agent::EventType::kQuestionResolved)
+        questions_.Forget(e.data.value("question_id", ""));
+      mapper_.Map(e, &batch);
+      if (e.type == agent::EventType::kAgentSettled && e.parent_call_id.empty()) {
+        flush();
+        NoteSettled();
+      }
     }
+    flush();
+    return events.size();
   }
 
   // A trust request (a project's code, an extension's capabilities): pi's
@@ -800,6 +886,10 @@ class RpcServer {
   PiEventMapper mapper_;
   QuestionDialogs questions_{s_};
   std::atomic<bool> stop_pump_{false};
+  std::mutex pump_mu_;  // one thread maps and writes events at a time
+  std::vector<agent::Event> held_;  // taken, left to the pump thread (pump_mu_)
+  std::mutex sub_mu_;
+  std::shared_ptr<runtime::Subscription> sub_;  // the current one
   std::mutex first_mu_;
   std::condition_variable first_cv_;
   bool answering_ = false;
