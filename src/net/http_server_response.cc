@@ -53,7 +53,12 @@ bool IsManaged(std::string_view name) {
   return IEquals(name, "content-length") || IEquals(name, "transfer-encoding") || IEquals(name, "connection");
 }
 
-bool HasLineBreak(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
+// One pass, no table: headers are short and this runs for each of them.
+bool HasLineBreak(std::string_view s) {
+  for (char c : s)
+    if (c == '\r' || c == '\n') return true;
+  return false;
+}
 
 void AppendTail(std::string* out, bool keep_alive) {
   if (!keep_alive) out->append("Connection: close\r\n");
