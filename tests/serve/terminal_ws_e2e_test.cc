@@ -38,7 +38,10 @@ class TerminalWs : public ::testing::Test {
         std::vector<std::string>{"--token", kToken});
   }
   void TearDown() override {
-    if (HasFailure()) ADD_FAILURE() << "the server's stderr:\n" << server_->stderr_text();
+    if (HasFailure()) {
+      int status = server_->Stop(10);
+      ADD_FAILURE() << "the server's exit status " << status << ", its stderr:\n" << server_->stderr_text();
+    }
     server_.reset();
     fs::remove_all(root_);
   }

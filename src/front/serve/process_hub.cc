@@ -436,7 +436,10 @@ void ProcessHub::Handle(const net::HttpServerRequest& req, net::ResponseWriter& 
     if (m != "POST") return not_allowed("POST");
     return Resize(*p, req, w, cors);
   }
-  if (sub == "terminal" && seg.size() == 5 && seg[4] == "ws") return Terminal(*p, req, w, cors);
+  if (sub == "terminal" && seg.size() == 5 && seg[4] == "ws") {
+    if (m != "GET") return not_allowed("GET");
+    return Terminal(*p, req, w, cors);
+  }
   SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
 }
 
