@@ -480,7 +480,11 @@ void HttpServer::Loop::Watch(Connection* c, uint32_t interest) {
 }
 
 void HttpServer::Loop::Close(Connection* c) {
-  // Closing the descriptor removes it from the epoll set.
+  // Removed from the epoll set before the close: closing the descriptor is
+  // not enough while a copy of it lives on (a child between fork and exec,
+  // as the processes API starts them, holds every descriptor), and epoll
+  // would go on reporting it with a pointer to the freed connection.
+  Watch(c, 0);
   connections_.erase(c->self);
 }
 

@@ -3,10 +3,13 @@
 // sockets, a client that does not read its answer, pipelined requests that
 // mix answers on the loop and on workers; next to well-behaved clients that
 // must still be served at once.
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -223,6 +226,47 @@ TEST(HttpServerLoop, ExpectContinueIsAnsweredBeforeTheBody) {
     EXPECT_TRUE(StartsWith(testing::ReadHead(fd), "HTTP/1.1 200 OK")) << path;
     close(fd);
   }
+}
+
+// A child between fork and exec holds a copy of every descriptor (the
+// processes API starts its children so): a connection the loop closes then
+// stays in the epoll set unless the loop removes it first, and its events
+// would arrive with a pointer to the freed connection.
+TEST(HttpServerLoop, ConnectionsClosedWhileAForkedChildHoldsTheirDescriptorsAreForgotten) {
+  Recorder rec;
+  HttpServer server(rec.Handler(), rec.Options());
+  ASSERT_TRUE(server.Start().ok());
+  std::vector<int> clients;
+  for (int i = 0; i < 20; ++i) {
+    clients.push_back(testing::ConnectLocal(server.port()));
+    testing::SendRaw(clients.back(), "GET /inline/held HTTP/1.1\r\n\r\n");
+    ASSERT_TRUE(StartsWith(testing::ReadHead(clients.back()), "HTTP/1.1 200 "));
+  }
+  int release[2];
+  ASSERT_EQ(pipe(release), 0);
+  pid_t child = fork();
+  if (child == 0) {  // holds the server's descriptors until told to go
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test that hangs or dies takes it along
+    for (int fd : clients) close(fd);  // (not the clients': they must reach EOF)
+    char c;
+    (void)!read(release[0], &c, 1);
+    _exit(0);
+  }
+  ASSERT_GT(child, 0);
+  // Every client leaves (EOF and resets, which stay readable): the loop
+  // closes their connections while the child still holds them.
+  for (int fd : clients) close(fd);
+  // New connections reuse the freed memory; each must get its own answer.
+  for (int i = 0; i < 200; ++i) {
+    HttpResponse r = Get(server.port(), "/inline/after-" + std::to_string(i));
+    ASSERT_EQ(r.body, "loop /inline/after-" + std::to_string(i) + " ");
+  }
+  (void)!write(release[1], "x", 1);
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(release[0]);
+  close(release[1]);
+  EXPECT_EQ(Get(server.port(), "/work/end").body, "worker /work/end ");
 }
 
 }  // namespace
