@@ -178,9 +178,14 @@ for (const name of Object.keys(servers)) {
     const h = await startHealthy(name, pin ? 0 : undefined);
     const wrk = ["-t2", "-c50", `-d${secs}s`, `http://127.0.0.1:${h.port}/v1/health`];
     try {
+      // The server's CPU per request as well: under load the req/s measure
+      // the other builds on CPU 0, the CPU a request costs much less so.
+      const c0 = cpuMs([h.proc.pid]);
       const out = pin ? execFileSync("taskset", ["-c", "1", "wrk", ...wrk], { encoding: "utf8" })
                       : execFileSync("wrk", wrk, { encoding: "utf8" });
+      const used = cpuMs([h.proc.pid]) - c0;
       r.healthRps = Number(out.match(/Requests\/sec:\s+([\d.]+)/)[1]);
+      r.healthCpuUs = (used * 1000) / Number(out.match(/(\d+) requests in/)[1]);
     } catch {
       r.healthRps = NaN;  // wrk missing
     }
@@ -313,6 +318,7 @@ console.log(row("cold start to first healthy /v1/health, ms (median)", "coldMs",
 console.log(row("cold start, ms (fastest)", "coldMinMs", 1));
 console.log(row("idle RSS, MB", "idleRssMb", 1));
 console.log(row(`/v1/health req/s (wrk -t2 -c50 -d${secs}s${pin ? "; server on CPU 0, wrk on CPU 1" : ", unpinned"})`, "healthRps", 0));
+console.log(row("server CPU per /v1/health request (all threads), us", "healthCpuUs", 2));
 console.log(row("ACP session/prompt round trip p50, ms", "promptP50", 3));
 console.log(row("ACP session/prompt round trip p90, ms", "promptP90", 3));
 console.log(row("ACP session/prompt round trip fastest, ms", "promptMin", 3));
@@ -328,6 +334,7 @@ if (results["sandbox-agent"]) {
   const a = results.sepp, b = results["sandbox-agent"];
   console.log(`\nratios (sandbox-agent / sepp): cold start ${(b.coldMs / a.coldMs).toFixed(1)}x, ` +
     `idle RSS ${(b.idleRssMb / a.idleRssMb).toFixed(2)}x, health req/s sepp/sa ${(a.healthRps / b.healthRps).toFixed(2)}x, ` +
+    `health CPU per request sa/sepp ${(b.healthCpuUs / a.healthCpuUs).toFixed(2)}x, ` +
     `prompt p50 ${(b.promptP50 / a.promptP50).toFixed(2)}x, ` +
     `prompt p50 with a cached reply ${(b.promptP50 / results["sepp (cached reply)"].promptP50).toFixed(2)}x`);
 }

@@ -1,19 +1,20 @@
-// A small threaded HTTP/1.1 server core: binds 127.0.0.1 (or a given
-// address), one thread per connection, and hands each request to a handler
-// that answers whole or streams the response in pieces. Used by the fake
-// LLM provider in tests and by `sepp serve`.
+// A small HTTP/1.1 server core: binds 127.0.0.1 (or a given address), and
+// hands each request to a handler that answers whole or streams the
+// response in pieces. Used by the fake LLM provider in tests and by
+// `sepp serve`.
 //
-// Thread-safety: the handler runs on the connection's thread, possibly many
+// One event-loop thread (epoll) accepts, reads and parses every request and
+// holds the idle keep-alive connections; a request the options declare
+// cheap (answer_inline) is answered on the loop itself, every other one on a
+// worker thread, which may block as long as it likes (streams, waits).
+//
+// Thread-safety: the handler runs on the loop or on workers, possibly many
 // at once; it must synchronise its own shared state.
 #pragma once
-#include <atomic>
 #include <functional>
-#include <list>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "base/fd.h"
 #include "base/result.h"
@@ -54,6 +55,18 @@ class ResponseWriter {
   // stopping. Cheap (one non-blocking poll): handlers that wait between
   // writes (SSE) should check it in their wait loop.
   virtual bool client_gone() const = 0;
+
+  // Switches the connection to another protocol (a WebSocket): sends "101
+  // Switching Protocols" with `headers` and hands the socket over. The
+  // handler then owns the conversation on `fd` (non-blocking) until it
+  // returns, when the server closes it; `early` holds what the client sent
+  // after the request head. Only for requests answered on a worker; an
+  // error if anything was answered already.
+  struct Upgraded {
+    int fd = -1;
+    std::string early;
+  };
+  virtual Result<Upgraded> Upgrade(const Headers& headers) = 0;
 };
 
 using HttpHandler = std::function<void(const HttpServerRequest&, ResponseWriter&)>;
@@ -66,6 +79,11 @@ struct HttpServerOptions {
   double head_timeout_s = 30;             // a request head must arrive within this
   double idle_timeout_s = 60;             // silence allowed while reading a body / between requests
   int max_connections = 256;              // beyond this, new connections get 503
+  // Says which requests the handler answers without blocking (from memory,
+  // no waiting, no file or process I/O): those run on the event loop, the
+  // rest on worker threads. Called on the loop with the whole request.
+  // Unset: every request goes to a worker.
+  std::function<bool(const HttpServerRequest&)> answer_inline;
 };
 
 class HttpServer {
@@ -75,7 +93,7 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Binds, listens and starts the accept thread.
+  // Binds, listens and starts the event loop.
   Status Start();
   // The bound port (after Start).
   int port() const { return port_; }
@@ -84,20 +102,11 @@ class HttpServer {
   void Stop();
 
  private:
-  struct Connection;
-  void AcceptLoop();
-  void Serve(Connection* conn);
-  void ReapFinished();
-
+  class Loop;
   HttpHandler handler_;
   HttpServerOptions options_;
-  UniqueFd listen_fd_;
-  UniqueFd stop_fd_;  // eventfd: readable once Stop() begins
   int port_ = 0;
-  std::atomic<bool> stopping_{false};
-  std::thread accept_thread_;
-  std::mutex mu_;
-  std::list<std::unique_ptr<Connection>> connections_;
+  std::unique_ptr<Loop> loop_;
 };
 
 }  // namespace sepp::net

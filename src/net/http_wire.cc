@@ -76,8 +76,11 @@ size_t FindHeadEnd(std::string_view buf, size_t from) {
   return std::string_view::npos;
 }
 
-Result<MessageHead> ParseHead(std::string_view head) {
-  MessageHead out;
+// Parses into *start_line and *headers, reusing their storage: a server
+// that parses every request of a connection into one RequestHead does not
+// allocate once the strings have grown to their usual size.
+static Status ParseHeadInto(std::string_view head, std::string* start_line, Headers* headers) {
+  size_t count = 0;
   bool first = true;
   while (!head.empty()) {
     size_t nl = head.find('\n');
@@ -87,7 +90,7 @@ Result<MessageHead> ParseHead(std::string_view head) {
     if (line.size() > kMaxLineBytes) return Malformed("a header line is longer than 8 KiB");
     if (first) {
       if (line.empty()) return Malformed("the start line is empty");
-      out.start_line.assign(line);
+      start_line->assign(line);
       first = false;
       continue;
     }
@@ -104,10 +107,17 @@ Result<MessageHead> ParseHead(std::string_view head) {
       unsigned char u = static_cast<unsigned char>(c);
       if ((u < 0x20 && c != '\t') || u == 0x7f) return Malformed("control character in a header value");
     }
-    out.headers.emplace_back(std::string(name), std::string(value));
+    if (count < headers->size()) {
+      (*headers)[count].first.assign(name);
+      (*headers)[count].second.assign(value);
+    } else {
+      headers->emplace_back(std::string(name), std::string(value));
+    }
+    ++count;
   }
+  headers->resize(count);
   if (first) return Malformed("empty message head");
-  return out;
+  return Ok();
 }
 
 Result<StatusLine> ParseStatusLine(std::string_view line) {
@@ -127,8 +137,7 @@ Result<StatusLine> ParseStatusLine(std::string_view line) {
   return s;
 }
 
-Result<RequestLine> ParseRequestLine(std::string_view line) {
-  RequestLine r;
+static Status ParseRequestLineInto(std::string_view line, RequestLine* r) {
   size_t sp1 = line.find(' ');
   if (sp1 == std::string_view::npos || sp1 == 0) return Malformed("bad request line");
   size_t sp2 = line.find(' ', sp1 + 1);
@@ -143,19 +152,29 @@ Result<RequestLine> ParseRequestLine(std::string_view line) {
     unsigned char u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u == 0x7f) return Malformed("the request target contains a space or a control character");
   }
-  if (!ParseVersion(version, &r.major, &r.minor)) return Malformed("unsupported HTTP version");
-  r.method.assign(method);
-  r.target.assign(target);
+  if (!ParseVersion(version, &r->major, &r->minor)) return Malformed("unsupported HTTP version");
+  r->method.assign(method);
+  r->target.assign(target);
+  return Ok();
+}
+
+Result<MessageHead> ParseHead(std::string_view head) {
+  MessageHead out;
+  if (Status s = ParseHeadInto(head, &out.start_line, &out.headers); !s.ok()) return s.error();
+  return out;
+}
+
+Result<RequestLine> ParseRequestLine(std::string_view line) {
+  RequestLine r;
+  if (Status s = ParseRequestLineInto(line, &r); !s.ok()) return s.error();
   return r;
 }
 
-Result<RequestHead> ParseRequestHead(std::string_view text) {
-  auto head = ParseHead(text);
-  if (!head.ok()) return head.error();
-  auto line = ParseRequestLine(head->start_line);
-  if (!line.ok()) return line.error();
+Status ParseRequestHeadInto(std::string_view text, RequestHead* out, std::string* start_line) {
+  if (Status s = ParseHeadInto(text, start_line, &out->headers); !s.ok()) return s;
+  if (Status s = ParseRequestLineInto(*start_line, &out->line); !s.ok()) return s;
   int lengths = 0, codings = 0;
-  for (const auto& [name, value] : head->headers) {
+  for (const auto& [name, value] : out->headers) {
     if (IEquals(name, "Content-Length")) {
       ++lengths;
       if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos)
@@ -166,7 +185,14 @@ Result<RequestHead> ParseRequestHead(std::string_view text) {
   if (lengths > 1) return Malformed("more than one Content-Length");
   if (codings > 1) return Malformed("more than one Transfer-Encoding");
   if (lengths && codings) return Malformed("both Transfer-Encoding and Content-Length");
-  return RequestHead{std::move(*line), std::move(head->headers)};
+  return Ok();
+}
+
+Result<RequestHead> ParseRequestHead(std::string_view text) {
+  RequestHead out;
+  std::string start_line;
+  if (Status s = ParseRequestHeadInto(text, &out, &start_line); !s.ok()) return s.error();
+  return out;
 }
 
 Result<size_t> ChunkedDecoder::Feed(std::string_view in, std::string* out) {

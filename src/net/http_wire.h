@@ -51,6 +51,9 @@ struct RequestHead {
   Headers headers;
 };
 Result<RequestHead> ParseRequestHead(std::string_view head);
+// The same into *out (and the start line into *start_line), reusing their
+// storage: no allocation once a connection's strings have their usual size.
+Status ParseRequestHeadInto(std::string_view head, RequestHead* out, std::string* start_line);
 
 // Incremental decoder for Transfer-Encoding: chunked. Feed() takes any
 // split of the input and appends the decoded payload to *out. Bytes after

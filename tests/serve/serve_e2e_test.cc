@@ -12,6 +12,7 @@
 
 #include "../net/test_sockets.h"
 #include "base/strings.h"
+#include "net/ws_test_client.h"
 #include "serve/serve_child.h"
 #include "serve/tar_builder.h"
 #include "sqlite/sqlite_db.h"
@@ -571,7 +572,7 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
   auto doc = ParseJson(doc_resp.body);
   ASSERT_TRUE(doc.ok()) << doc.error().message;
   EXPECT_EQ((*doc)["openapi"], "3.1.0");
-  ASSERT_EQ((*doc)["paths"].size(), 37u);  // 35, + the terminal resize (h13r) and the session abort (h14s)
+  ASSERT_EQ((*doc)["paths"].size(), 38u);  // 35, + the terminal resize (h13r), the session abort (h14s), the terminal socket (h13e)
   // What the fs and config routes act on.
   fs::path p = root_ / "project";
   fs::create_directories(p / ".sepp/skills/oa");
@@ -640,7 +641,11 @@ TEST_F(ServeE2e, TheOpenApiDocumentMatchesTheRoutes) {
         body = R"({"sources":[{"type":"local","source":"skill-src/oa"}]})";
       int status;
       std::string answer;
-      if ((path == "/v1/acp/oa1" || path == "/v1/sessions/oa2/events/sse") && method == "get") {
+      if (path == "/v1/processes/proc_2/terminal/ws" && method == "get") {
+        net::testing::WsTestClient ws(server_->port(), path, std::string("Authorization: Bearer ") + kToken + "\r\n");
+        status = ws.status() == 101 ? 200 : ws.status();  // the upgrade is its success
+        answer = ws.head();
+      } else if ((path == "/v1/acp/oa1" || path == "/v1/sessions/oa2/events/sse") && method == "get") {
         auto r = ReadSse(url, h, [](const SseRead&) { return true; });
         status = r.status;
         answer = r.body;

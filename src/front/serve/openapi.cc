@@ -277,6 +277,15 @@ std::string_view OpenApiJson() {
                                 "properties": {"cols": {"type": "integer"}, "rows": {"type": "integer"}}}}}},
                       "400": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
                       "409": {"$ref": "#/components/responses/Problem"}}}},
+    "/v1/processes/{process_id}/terminal/ws": {
+      "parameters": [{"$ref": "#/components/parameters/ProcessId"},
+                     {"name": "access_token", "in": "query", "schema": {"type": "string"},
+                      "description": "the bearer token, for browsers (a WebSocket cannot send headers); this route only"}],
+      "get": {"operationId": "processTerminalWebSocket",
+        "description": "a WebSocket (RFC 6455) carrying the terminal: binary frames are its output and typed input; text frames {type: ready|exit|error} from the server and {type: input|resize|close} from the client (docs/serve.md)",
+        "responses": {"101": {"description": "upgraded to a WebSocket"},
+                      "400": {"$ref": "#/components/responses/Problem"}, "404": {"$ref": "#/components/responses/Problem"},
+                      "409": {"$ref": "#/components/responses/Problem"}, "426": {"$ref": "#/components/responses/Problem"}}}},
     "/v1/processes/{process_id}/stop": {
       "parameters": [{"$ref": "#/components/parameters/ProcessId"}, {"$ref": "#/components/parameters/WaitMs"}],
       "post": {"operationId": "stopProcess", "responses": {"200": {"description": "SIGTERM, then SIGKILL after waitMs",

@@ -17,40 +17,36 @@
 #include "base/terminal_text.h"
 #include "front/serve/fs_api.h"
 #include "front/serve/problem.h"
+#include "front/serve/process_proc.h"
 #include "sandbox/held_child.h"
 
 namespace sepp::front::serve {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-struct ProcessHub::Proc {
-  std::string id, command;
-  std::vector<std::string> args;
-  bool interactive = false;
-  bool tty = false;  // on a pty: `master` is its terminal, there are no pipes
-  UniqueFd master;
-  int64_t created_ms = 0;
-  std::thread thread;
-  std::mutex mu;  // guards what follows
-  std::condition_variable cv;
-  bool starting = true, running = false;
-  std::string start_error, start_error_kind;
-  std::unique_ptr<sandbox::HeldChild> child;
-  pid_t pid = 0;
-  std::optional<int> exit_code;
-  int64_t exited_ms = 0;
-  struct Entry {
-    int64_t sequence;
-    bool err;  // stderr
-    bool pty;  // the terminal's output (a tty process has nothing else)
-    int64_t time_ms;
-    std::string data;
-  };
-  std::deque<Entry> log;
-  int64_t next_seq = 1;
-  int64_t log_bytes = 0;
-  std::mutex input_mu;  // one writer of stdin at a time
-};
+Status SetWindowSize(int master, int64_t cols, int64_t rows) {
+  struct winsize ws = {};
+  ws.ws_col = static_cast<unsigned short>(cols);
+  ws.ws_row = static_cast<unsigned short>(rows);
+  if (ioctl(master, TIOCSWINSZ, &ws) != 0) return Error::Make("cannot resize the terminal: " + ErrnoText(errno));
+  return Ok();
+}
+
+Status WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Error::Make(ErrnoText(errno), "eof");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Ok();
+}
+
+void NotifyWatchers(ProcessHub::Proc& p) {
+  p.cv.notify_all();
+  uint64_t one = 1;
+  for (int fd : p.watchers) (void)!write(fd, &one, sizeof one);
+}
 
 namespace {
 
@@ -178,13 +174,6 @@ Json LimitsJson(const ProcessLimits& l) {
           {"maxLogBytesPerProcess", l.max_log_bytes},   {"maxInputBytesPerRequest", l.max_input_bytes}};
 }
 
-Status SetWindowSize(int master, int64_t cols, int64_t rows) {
-  struct winsize ws = {};
-  ws.ws_col = static_cast<unsigned short>(cols);
-  ws.ws_row = static_cast<unsigned short>(rows);
-  if (ioctl(master, TIOCSWINSZ, &ws) != 0) return Error::Make("cannot resize the terminal: " + ErrnoText(errno));
-  return Ok();
-}
 
 // A new pty: its master (ours) and its slave (the process's terminal), both
 // close-on-exec and O_NOCTTY (it never becomes the server's terminal), 80x24.
@@ -200,15 +189,6 @@ Result<std::pair<UniqueFd, UniqueFd>> OpenPty() {
   return std::pair{std::move(master), std::move(slave)};
 }
 
-Status WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Error::Make(ErrnoText(errno), "eof");
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Ok();
-}
 
 // The thread of a started process: starts it, logs its output, reaps it.
 // `slave`: a tty process's terminal, closed here once the child holds it
@@ -223,7 +203,7 @@ void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, UniqueFd slave, sandbox:
   if (!child.ok()) {
     p.start_error = child.error().message;
     p.start_error_kind = child.error().kind;
-    p.cv.notify_all();
+    NotifyWatchers(p);
     return;
   }
   p.child = std::move(*child);
@@ -231,7 +211,7 @@ void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, UniqueFd slave, sandbox:
   p.running = true;
   if (!p.interactive) p.child->CloseStdin();
   sandbox::HeldChild& c = *p.child;
-  p.cv.notify_all();
+  NotifyWatchers(p);
   lock.unlock();
   // A tty process has one output, its terminal (read as "stdout" below and
   // logged as the pty stream); EIO once nothing holds the slave any more.
@@ -258,7 +238,7 @@ void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, UniqueFd slave, sandbox:
         p.log_bytes -= static_cast<int64_t>(p.log.front().data.size());
         p.log.pop_front();
       }
-      p.cv.notify_all();
+      NotifyWatchers(p);
     }
   }
   int status = c.Wait();
@@ -266,7 +246,7 @@ void Serve(ProcessHub::Proc& p, sandbox::HeldSpec spec, UniqueFd slave, sandbox:
   p.running = false;
   p.exit_code = ExitCode(status);
   p.exited_ms = NowMs();
-  p.cv.notify_all();
+  NotifyWatchers(p);
 }
 
 }  // namespace
@@ -456,10 +436,10 @@ void ProcessHub::Handle(const net::HttpServerRequest& req, net::ResponseWriter& 
     if (m != "POST") return not_allowed("POST");
     return Resize(*p, req, w, cors);
   }
-  if (sub == "terminal" && seg.size() == 5 && seg[4] == "ws")
-    return SendProblem(w, cors, 404, problem::kNotFound,
-                       "sepp serve has no terminal WebSocket: type with POST /v1/processes/" + id +
-                           "/input and read with GET /v1/processes/" + id + "/logs?stream=pty&follow=true");
+  if (sub == "terminal" && seg.size() == 5 && seg[4] == "ws") {
+    if (m != "GET") return not_allowed("GET");
+    return Terminal(*p, req, w, cors);
+  }
   SendProblem(w, cors, 404, problem::kNotFound, "no route " + Shown(req.Path()));
 }
 

@@ -60,6 +60,9 @@ class ProcessHub {
   void Resize(Proc& p, const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors);
   void Logs(Proc& p, net::ResponseWriter& w, const net::Headers& cors, const Query& query,
             bool accepts_sse);
+  // GET {id}/terminal/ws: the process's terminal over a WebSocket
+  // (process_terminal.cc).
+  void Terminal(Proc& p, const net::HttpServerRequest& req, net::ResponseWriter& w, const net::Headers& cors);
   std::shared_ptr<Proc> Find(const std::string& id);
 
   const std::vector<std::filesystem::path> roots_;

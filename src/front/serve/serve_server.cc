@@ -23,6 +23,23 @@ std::string Shown(std::string_view s) {
 
 const net::Headers kJson = {{"Content-Type", "application/json"}};
 
+// The routes answered from constants in memory (after the guard's checks,
+// which only compare strings): cheap enough for the HTTP core's event loop.
+// Everything else may wait (the agent, a process, the file worker, a
+// stream) and runs on a worker thread.
+// /v1/processes/{id}/terminal/ws
+bool IsTerminalSocket(std::string_view path) {
+  constexpr std::string_view kPrefix = "/v1/processes/", kSuffix = "/terminal/ws";
+  return path.size() > kPrefix.size() + kSuffix.size() && path.substr(0, kPrefix.size()) == kPrefix &&
+         path.substr(path.size() - kSuffix.size()) == kSuffix;
+}
+
+bool AnsweredFromMemory(const net::HttpServerRequest& req) {
+  std::string_view path = std::string_view(req.target).substr(0, req.target.find('?'));
+  return path == "/v1/health" || path == "/" || path == "/v1/openapi.json" || path == "/ui" ||
+         path.substr(0, 4) == "/ui/";
+}
+
 void SendJson(net::ResponseWriter& w, const net::Headers& cors, int status, const Json& body) {
   net::Headers h = kJson;
   h.insert(h.end(), cors.begin(), cors.end());
@@ -83,6 +100,7 @@ Status ServeServer::Start() {
   ho.port = options_.port;
   ho.max_connections = 1024;
   ho.idle_timeout_s = 120;
+  ho.answer_inline = AnsweredFromMemory;
   http_ = std::make_unique<net::HttpServer>(
       [this](const net::HttpServerRequest& req, net::ResponseWriter& w) { Handle(req, w); }, ho);
   if (Status s = http_->Start(); !s.ok()) return s;
@@ -140,6 +158,13 @@ void ServeServer::Handle(const net::HttpServerRequest& req, net::ResponseWriter&
   if (!open && !guard_.token.empty()) {
     const std::string authorization = req.Header("Authorization");  // given points into it
     auto given = BearerToken(authorization);
+    // A browser's WebSocket cannot send headers: the terminal socket takes
+    // the token as ?access_token= too (as sandbox-agent does; no other route).
+    std::string from_query;
+    if (!given && IsTerminalSocket(path)) {
+      auto query = ParseQuery(req.target);
+      if (query.ok() && query->count("access_token")) given = from_query = query->at("access_token");
+    }
     if (!given || !ConstantTimeEquals(*given, guard_.token))
       return SendProblem(w, cors, 401, problem::kTokenInvalid,
                          "missing or invalid bearer token: send \"Authorization: Bearer <token>\" "
@@ -160,6 +185,7 @@ void ServeServer::Route(const net::HttpServerRequest& req, net::ResponseWriter& 
   // often, and building, splitting and serialising cost more than the
   // answer (a query string takes the general path below, which checks it).
   if (req.target == "/v1/health" && req.method == "GET") {
+    if (cors.empty()) return (void)w.Send(200, kJson, R"({"status":"ok"})");  // allocates nothing
     net::Headers h = kJson;
     h.insert(h.end(), cors.begin(), cors.end());
     w.Send(200, h, R"({"status":"ok"})");

@@ -4,11 +4,11 @@
 // -> the session's events -> setMode -> destroySession -> dispose, against
 // the scripted fake provider; then its file, process and MCP config calls
 // (writeFsFile ... uploadFsBatch's siblings, runProcess, createProcess with
-// input and logs, setMcpConfig) on the workspace. The packages are tests/acp/node's (installed
+// input and logs, connectProcessTerminal, setMcpConfig) on the workspace. The packages are tests/acp/node's (installed
 // by scripts/setup), imported from there by path.
 //
 // Run by ctest as:
-//   SEPP_BIN=... FAKE_PROVIDER_BIN=... node --test sdk.test.mjs
+//   SEPP_BIN=... FAKE_PROVIDER_BIN=... node --experimental-websocket --test sdk.test.mjs
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -199,6 +199,47 @@ test("the SDK's file, process and config calls work against sepp serve, inside t
     assert.deepEqual(got.args, ["mcp-server-git"]);
     await sdk.deleteMcpConfig({ directory: cwd, mcpName: "git" });
     await assert.rejects(sdk.getMcpConfig({ directory: cwd, mcpName: "git" }), (e) => e.status === 404);
+  } finally {
+    await sdk.dispose();
+  }
+  server.kill("SIGTERM");
+  const [code] = await once(server, "exit");
+  server = undefined;
+  assert.equal(code, 0);
+});
+
+// The SDK's terminal (connectProcessTerminal: a WebSocket, Node's global
+// one; ctest runs node with --experimental-websocket where Node 20 needs it).
+test("the SDK's terminal session types into a shell on a pty, resizes it and sees it exit", async () => {
+  const s = await startServe();
+  server = s.proc;
+  const sdk = await SandboxAgent.connect({ baseUrl: s.url, token: s.token });
+  try {
+    const sh = await sdk.createProcess({ command: "sh", tty: true });
+    const term = sdk.connectProcessTerminal(sh.id);
+    let output = "";
+    const decoder = new TextDecoder();
+    const waiters = [];
+    term.onData((bytes) => {
+      output += decoder.decode(bytes, { stream: true });
+      for (const w of [...waiters]) if (output.includes(w.want)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+    });
+    const seen = (want) => output.includes(want) ? Promise.resolve() : new Promise((resolve) => waiters.push({ want, resolve }));
+    const ready = new Promise((resolve) => term.onReady(resolve));
+    const exited = new Promise((resolve) => term.onExit(resolve));
+    const errors = [];
+    term.onError((e) => errors.push(e));
+    assert.deepEqual(await ready, { type: "ready", processId: sh.id });
+    term.sendInput("echo sdk-$((20+1))\n");
+    await seen("sdk-21");
+    assert.match(output, /echo sdk-\$\(\(20\+1\)\)/, "the terminal echoes what is typed");
+    term.resize({ cols: 111, rows: 22 });
+    term.sendInput(new TextEncoder().encode("stty size\n"));  // bytes: sent as base64
+    await seen("22 111");
+    term.sendInput("exit 5\n");
+    assert.deepEqual(await exited, { type: "exit", exitCode: 5 });
+    await term.closed;
+    assert.deepEqual(errors, []);
   } finally {
     await sdk.dispose();
   }
