@@ -295,21 +295,28 @@ Result<std::vector<Memory>> Store::Search(const MemoryView& view, const std::str
   std::lock_guard<std::mutex> lock(mu_);
   std::map<int64_t, double> bm25n, cosine;
   // Any of the words may match (a question's words are not all in the
-  // answer), but only the words that are not everywhere: "the" in 100,000
-  // memories would make BM25 score all of them (sqlite/fts_query.h).
-  // When every word is common, all of them must match.
+  // answer), but only the rarest: "the" in 100,000 memories would make
+  // BM25 score all of them, and so would five words in 900 each
+  // (sqlite/fts_query.h; the rarest carry the ranking anyway). When every
+  // word is common, all of them must match, and the newest `pool` such
+  // memories are ranked (BM25 over thousands of rows that all hold the
+  // same common words costs tens of milliseconds and tells them apart by
+  // little more than length).
   std::string match;
+  bool newest = false;
   if (!terms.empty()) {
-    auto rare = sqlite::RareFtsTerms(*db_, "memories_fts", terms);
+    auto rare = sqlite::RarestFtsTerms(*db_, "memories_fts", terms);
     if (!rare.ok()) return rare.error();
-    match = rare->empty() ? sqlite::JoinFtsTerms(terms, sqlite::FtsJoin::kAll)
-                          : sqlite::JoinFtsTerms(*rare, sqlite::FtsJoin::kAny);
+    newest = rare->empty();
+    match = newest ? sqlite::JoinFtsTerms(terms, sqlite::FtsJoin::kAll)
+                   : sqlite::JoinFtsTerms(*rare, sqlite::FtsJoin::kAny);
   }
   if (!match.empty()) {
     auto q = SqliteStmt::Prepare(*db_, (std::string(
         "SELECT m.rowid, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.rowid = "
         "memories_fts.rowid WHERE memories_fts MATCH ?4 AND ") + kVisible +
-        " AND (?5 = '' OR m.level = ?5) ORDER BY bm25(memories_fts) LIMIT ?6").c_str());
+        " AND (?5 = '' OR m.level = ?5) ORDER BY " +
+        (newest ? "memories_fts.rowid DESC" : "bm25(memories_fts)") + " LIMIT ?6").c_str());
     if (!q.ok()) return q.error();
     BindView(*q, view);
     q->Bind(4, match).Bind(5, o.level).Bind(6, pool);
