@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "base/clock.h"
@@ -103,6 +104,34 @@ std::vector<float> FromBlob(const std::string& b) {
 double NormalizeBm25(double bm25) {
   double s = -bm25;
   return s <= 0 ? 0 : s / (s + 3.0);
+}
+
+// Of common terms (each in 1,000 memories or more), those not in most of
+// the newest 1,000 memories; the least frequent one when all are. A word
+// in most memories weighs nothing in BM25 (FTS5 clamps its IDF), yet the
+// first bm25() of a query reads its whole doclist for that IDF (~10 ms for
+// "the" at 100,000 memories), so leaving it out of the AND costs only the
+// memories that lack it.
+Result<std::vector<std::string>> WithoutEverywhereTerms(SqliteDb& db,
+                                                        const std::vector<std::string>& terms) {
+  auto q = SqliteStmt::Prepare(db,
+      "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?1 AND "
+      "memories_fts.rowid > (SELECT coalesce(max(rowid), 0) FROM memories) - 1000");
+  if (!q.ok()) return q.error();
+  std::vector<std::string> kept;
+  std::string least;
+  int64_t least_rows = INT64_MAX;
+  for (const auto& t : terms) {
+    q->Bind(1, t);
+    auto row = q->Step();
+    if (!row.ok()) return row.error();
+    int64_t n = *row ? q->Int(0) : 0;
+    q->Reset();
+    if (n <= 500) kept.push_back(t);
+    if (n < least_rows) least = t, least_rows = n;
+  }
+  if (kept.empty() && !least.empty()) kept.push_back(least);
+  return kept;
 }
 
 Status History(SqliteDb& db, const std::string& id, const char* event, const std::string* old_text,
@@ -295,21 +324,33 @@ Result<std::vector<Memory>> Store::Search(const MemoryView& view, const std::str
   std::lock_guard<std::mutex> lock(mu_);
   std::map<int64_t, double> bm25n, cosine;
   // Any of the words may match (a question's words are not all in the
-  // answer), but only the words that are not everywhere: "the" in 100,000
-  // memories would make BM25 score all of them (sqlite/fts_query.h).
-  // When every word is common, all of them must match.
+  // answer), but only the rarest: "the" in 100,000 memories would make
+  // BM25 score all of them, and so would five words in 900 each
+  // (sqlite/fts_query.h; the rarest carry the ranking anyway). When every
+  // word is common, all of them must match (but words in most memories),
+  // and the newest `pool` such memories are ranked (BM25 over the
+  // thousands of rows that hold common words costs tens of milliseconds
+  // and tells them apart by little more than length).
   std::string match;
+  bool newest = false;
   if (!terms.empty()) {
-    auto rare = sqlite::RareFtsTerms(*db_, "memories_fts", terms);
+    auto rare = sqlite::RarestFtsTerms(*db_, "memories_fts", terms);
     if (!rare.ok()) return rare.error();
-    match = rare->empty() ? sqlite::JoinFtsTerms(terms, sqlite::FtsJoin::kAll)
-                          : sqlite::JoinFtsTerms(*rare, sqlite::FtsJoin::kAny);
+    newest = rare->empty();
+    if (newest) {
+      auto kept = WithoutEverywhereTerms(*db_, terms);
+      if (!kept.ok()) return kept.error();
+      match = sqlite::JoinFtsTerms(*kept, sqlite::FtsJoin::kAll);
+    } else {
+      match = sqlite::JoinFtsTerms(*rare, sqlite::FtsJoin::kAny);
+    }
   }
   if (!match.empty()) {
     auto q = SqliteStmt::Prepare(*db_, (std::string(
         "SELECT m.rowid, bm25(memories_fts) FROM memories_fts JOIN memories m ON m.rowid = "
         "memories_fts.rowid WHERE memories_fts MATCH ?4 AND ") + kVisible +
-        " AND (?5 = '' OR m.level = ?5) ORDER BY bm25(memories_fts) LIMIT ?6").c_str());
+        " AND (?5 = '' OR m.level = ?5) ORDER BY " +
+        (newest ? "memories_fts.rowid DESC" : "bm25(memories_fts)") + " LIMIT ?6").c_str());
     if (!q.ok()) return q.error();
     BindView(*q, view);
     q->Bind(4, match).Bind(5, o.level).Bind(6, pool);

@@ -5,8 +5,8 @@
 #include <random>
 
 #include "base/clock.h"
-#include "base/sha256.h"
 #include "sidecar/chunker.h"
+#include "sidecar/content_hash.h"
 #include "sidecar/store_sql.h"
 #include "sqlite/fts_query.h"
 
@@ -132,7 +132,7 @@ Status Store::Init() {
 Result<SourceInfo> Store::Put(const Scope& scope, const std::string& tool_name,
                               const std::string& input_summary, const std::string& text) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::string hash = Sha256Hex(text);
+  std::string hash = ContentHash(text);
   {
     auto q = SqliteStmt::Prepare(*db_, (std::string("SELECT ") + kSourceColumns +
                                         " FROM context_sources s WHERE s.project = ?1 AND "

@@ -1,5 +1,6 @@
 #include "sqlite/fts_query.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "sqlite/sqlite_db.h"
@@ -70,10 +71,16 @@ std::string FtsMatchQuery(std::string_view query, FtsJoin join) {
   return JoinFtsTerms(FtsTerms(query), join);
 }
 
-Result<std::vector<std::string>> RareFtsTerms(SqliteDb& db, const std::string& fts_table,
-                                              const std::vector<std::string>& terms,
-                                              int64_t common) {
-  std::vector<std::string> rare;
+namespace {
+
+struct TermRows {
+  std::string term;
+  int64_t rows;  // at most `common`
+};
+
+Result<std::vector<TermRows>> CountRows(SqliteDb& db, const std::string& fts_table,
+                                        const std::vector<std::string>& terms, int64_t common) {
+  std::vector<TermRows> out;
   std::string sql = "SELECT count(*) FROM (SELECT rowid FROM " + fts_table + " WHERE " +
                     fts_table + " MATCH ?1 LIMIT ?2)";
   auto q = SqliteStmt::Prepare(db, sql.c_str());
@@ -84,9 +91,39 @@ Result<std::vector<std::string>> RareFtsTerms(SqliteDb& db, const std::string& f
     if (!row.ok()) return row.error();
     int64_t n = *row ? q->Int(0) : 0;
     q->Reset();
-    if (n < common) rare.push_back(t);
+    out.push_back({t, n});
   }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> RareFtsTerms(SqliteDb& db, const std::string& fts_table,
+                                              const std::vector<std::string>& terms,
+                                              int64_t common) {
+  auto counts = CountRows(db, fts_table, terms, common);
+  if (!counts.ok()) return counts.error();
+  std::vector<std::string> rare;
+  for (const auto& c : *counts)
+    if (c.rows < common) rare.push_back(c.term);
   return rare;
+}
+
+Result<std::vector<std::string>> RarestFtsTerms(SqliteDb& db, const std::string& fts_table,
+                                                const std::vector<std::string>& terms,
+                                                int64_t budget, int64_t common) {
+  auto counts = CountRows(db, fts_table, terms, common);
+  if (!counts.ok()) return counts.error();
+  std::stable_sort(counts->begin(), counts->end(),
+                   [](const TermRows& a, const TermRows& b) { return a.rows < b.rows; });
+  std::vector<std::string> out;
+  int64_t total = 0;
+  for (const auto& c : *counts) {
+    if (c.rows >= common || (!out.empty() && total + c.rows > budget)) break;
+    out.push_back(c.term);
+    total += c.rows;
+  }
+  return out;
 }
 
 }  // namespace sepp::sqlite

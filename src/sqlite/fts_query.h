@@ -43,4 +43,12 @@ Result<std::vector<std::string>> RareFtsTerms(SqliteDb& db, const std::string& f
                                               const std::vector<std::string>& terms,
                                               int64_t common = 1000);
 
+// Rarest first, the rare terms (as RareFtsTerms) while the rows they match
+// add up to at most `budget` (the rarest is always kept): an OR of five
+// terms that each match 900 rows would still make BM25 score 4,500. Empty
+// when every term is common.
+Result<std::vector<std::string>> RarestFtsTerms(SqliteDb& db, const std::string& fts_table,
+                                                const std::vector<std::string>& terms,
+                                                int64_t budget = 1000, int64_t common = 1000);
+
 }  // namespace sepp::sqlite

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <list>
 #include <map>
 #include <mutex>
@@ -319,7 +320,7 @@ class FileSearchTool : public Tool {
   Json Search(PathIndex& index, std::vector<IndexedPath>& entries, size_t lo, size_t hi,
               const std::string& prefix, const std::string& show_prefix, const std::string& query,
               const std::string& match_mode, Wanted wanted, size_t limit, size_t skip,
-              const PathGuard& guard) {
+              const PathGuard& guard, bool bounded = true) {
     struct Hit {
       size_t i;
       double total;
@@ -329,7 +330,23 @@ class FileSearchTool : public Tool {
     };
     std::vector<Hit> hits;
     size_t files = 0, dirs = 0;
+    size_t matched = 0;     // hits is every match, or (pruned) the ones that could be shown
+    bool pruned = false;
+    const size_t want_at_most = skip + limit;
     std::string lower_query = LowerAscii(Trim(query));
+    // The session's used files: their boost is looked up after the scan,
+    // and the scan never leaves them out.
+    auto frecency = FrecencyBelow(index);
+    std::vector<size_t> boosted;
+    for (const auto& [rel, unused] : frecency) {
+      (void)unused;
+      auto it = std::lower_bound(entries.begin() + static_cast<std::ptrdiff_t>(lo),
+                                 entries.begin() + static_cast<std::ptrdiff_t>(hi), rel,
+                                 [](const IndexedPath& e, const std::string& key) { return e.rel < key; });
+      if (it != entries.begin() + static_cast<std::ptrdiff_t>(hi) && it->rel == rel)
+        boosted.push_back(static_cast<size_t>(it - entries.begin()));
+    }
+    std::sort(boosted.begin(), boosted.end());
     if (match_mode == "glob") {
       auto glob = Glob::Compile(Trim(query));
       if (!glob) return {{"error", glob.error().message}};
@@ -339,6 +356,7 @@ class FileSearchTool : public Tool {
         if (!wanted(e) || !glob->Matches(std::string_view(e.rel).substr(prefix.size()))) continue;
         hits.push_back({i, 100, 100, false, "glob"});
       }
+      matched = hits.size();
     } else {
       std::vector<FuzzyQuery> words;
       for (std::string_view w : Split(lower_query, ' '))
@@ -347,12 +365,25 @@ class FileSearchTool : public Tool {
       // Scoring is pure: on a large index the two halves are scored on two
       // threads (each with its own scanners) and joined in order, so the
       // result is the one a single pass gives.
+      //
+      // Only the first skip + limit are shown, so (bounded) a match is
+      // kept only while it could still be among them: `floor` holds the
+      // best skip + limit totals so far (before the boosts that need more
+      // than the path, which only raise a total), and a match whose total
+      // with every boost it could get (the file name's +45 %, git's +15 %;
+      // a used file is always kept) stays below the lowest of them can
+      // never be shown. It is counted and dropped before its file-name
+      // checks. Each half keeps its own floor (a lower one: still exact).
       struct Part {
         std::vector<Hit> hits;
-        size_t files = 0, dirs = 0;
+        size_t files = 0, dirs = 0, matched = 0;
+        bool pruned = false;
+        std::vector<double> floor;  // a min-heap of at most want_at_most totals
       };
       auto scan = [&](size_t from, size_t to, Part& part) {
         std::vector<FuzzyScanner> scanners(words.begin(), words.end());
+        auto next_boosted = std::lower_bound(boosted.begin(), boosted.end(), from);
+        auto lowest_first = std::greater<double>();
         for (size_t i = from; i < to; ++i) {
           const IndexedPath& e = entries[i];
           (e.is_dir ? part.dirs : part.files)++;
@@ -369,6 +400,14 @@ class FileSearchTool : public Tool {
             base += s;
           }
           if (base <= 0) continue;
+          ++part.matched;
+          while (next_boosted != boosted.end() && *next_boosted < i) ++next_boosted;
+          const bool used = next_boosted != boosted.end() && *next_boosted == i;
+          if (bounded && !used && part.floor.size() == want_at_most &&
+              1.60 * base - static_cast<double>(rel.size()) * 0.01 + 1e-6 < part.floor.front()) {
+            part.pruned = true;
+            continue;
+          }
           // Filename bonuses as FFF's: +40 % for the exact name (or the name
           // without its extension), +16 % for the query inside the name, +5 %
           // for entry points.
@@ -388,6 +427,14 @@ class FileSearchTool : public Tool {
           if (IsEntryPoint(name)) total += 0.05 * base;
           total -= static_cast<double>(rel.size()) * 0.01;  // shorter first among equals
           part.hits.push_back({i, total, base, exact, type});
+          if (part.floor.size() < want_at_most) {
+            part.floor.push_back(total);
+            std::push_heap(part.floor.begin(), part.floor.end(), lowest_first);
+          } else if (total > part.floor.front()) {
+            std::pop_heap(part.floor.begin(), part.floor.end(), lowest_first);
+            part.floor.back() = total;
+            std::push_heap(part.floor.begin(), part.floor.end(), lowest_first);
+          }
         }
       };
       Part first, second;
@@ -407,9 +454,10 @@ class FileSearchTool : public Tool {
       hits.insert(hits.end(), second.hits.begin(), second.hits.end());
       files = first.files + second.files;
       dirs = first.dirs + second.dirs;
+      matched = first.matched + second.matched;
+      pruned = first.pruned || second.pruned;
     }
     // The boosts that need more than the path, on the matched entries only.
-    auto frecency = FrecencyBelow(index);
     if (!frecency.empty())
       for (Hit& h : hits)
         if (auto f = frecency.find(entries[h.i].rel); f != frecency.end()) {
@@ -456,7 +504,14 @@ class FileSearchTool : public Tool {
     Json items = Json::array();
     size_t at = skip, shown = 0;
     for (; at < hits.size() && items.size() < limit; ++at) {
-      if (at >= want) rank_the_rest();
+      if (at >= want) {
+        // Links to denied places left the page short: the rest must be
+        // ranked, and a bounded scan dropped some of it.
+        if (pruned)
+          return Search(index, entries, lo, hi, prefix, show_prefix, query, match_mode, wanted, limit,
+                        skip, guard, false);
+        rank_the_rest();
+      }
       const Hit& h = hits[at];
       IndexedPath& e = entries[h.i];
       if (guard.CheckRead(index.root() / e.rel)) continue;  // a link to a denied place
@@ -476,10 +531,10 @@ class FileSearchTool : public Tool {
                               {"exact_match", h.exact}, {"match_type", match_type}}}};
       items.push_back(ItemStat(index, e, std::move(item)));
     }
-    Json result = {{"query", query}, {"mode", match_mode}, {"total_matched", hits.size()},
+    Json result = {{"query", query}, {"mode", match_mode}, {"total_matched", matched},
                    {"total_files", files}, {"total_dirs", dirs}, {"offset", skip},
                    {"limit", limit}, {"items", items}};
-    result["next_offset"] = at < hits.size() ? Json(at) : Json(nullptr);
+    result["next_offset"] = at < matched ? Json(at) : Json(nullptr);
     return result;
   }
 

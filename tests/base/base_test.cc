@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <random>
 #include <thread>
 
 #include "base/cancel.h"
@@ -61,6 +62,38 @@ TEST(Utf8, ValidAndInvalid) {
 TEST(Utf8, SanitizeReplacesEachBadByte) {
   EXPECT_EQ(SanitizeUtf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
   EXPECT_EQ(SanitizeUtf8("ok ✓"), "ok ✓");
+}
+
+// Hostile bytes: the sanitizer copies well-formed runs whole; the result
+// must be the sequence-by-sequence one (each ill-formed byte becomes
+// U+FFFD, every well-formed sequence is kept), and always valid.
+TEST(Utf8, SanitizeOfRandomBytesIsTheSequenceBySequenceResult) {
+  std::mt19937 rng(3);
+  const std::string pieces[] = {"a", "Z ", "\n", "\xC3\xA9", "\xE2\x9C\x93", "\xF0\x9F\x98\x80",
+                                "\xFF", "\xC0\xAF", "\xED\xA0\x80", "\xE2\x82", "\x80", "\xF4\x90\x80\x80"};
+  for (int round = 0; round < 2000; ++round) {
+    std::string in;
+    for (size_t n = rng() % 40; n; --n) {
+      if (rng() % 4 == 0) in.push_back(static_cast<char>(rng() % 256));
+      else in += pieces[rng() % std::size(pieces)];
+    }
+    std::string want;
+    for (size_t i = 0; i < in.size();) {
+      unsigned char c = static_cast<unsigned char>(in[i]);
+      size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+      if (n && i + n <= in.size() && IsValidUtf8(in.substr(i, n))) {
+        want += in.substr(i, n);
+        i += n;
+      } else {
+        want += "\xEF\xBF\xBD";
+        ++i;
+      }
+    }
+    std::string got = SanitizeUtf8(in);
+    ASSERT_EQ(got, want) << round;
+    ASSERT_TRUE(IsValidUtf8(got));
+  }
 }
 
 TEST(Utf8, SafePrefixNeverCutsASequence) {

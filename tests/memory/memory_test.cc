@@ -83,6 +83,46 @@ TEST_F(MemoryFixture, CommonWordsDoNotDrownTheRareOnes) {
   EXPECT_EQ(common->size(), 5u);
 }
 
+// Five words that each match hundreds of memories would still make BM25
+// score them all: only the rarest words whose matches add up to 1,000 rows
+// are OR'd. The rarest ranks first; words past the budget bring nothing.
+TEST_F(MemoryFixture, OnlyTheRarestWordsWithinTheBudgetAreRanked) {
+  std::vector<std::string> filler;
+  for (int i = 0; i < 2500; ++i)  // alpha in 700, beta and gamma in 900 each
+    filler.push_back(std::string(i < 700 ? "alpha" : i < 1600 ? "beta" : "gamma") + " note " +
+                     std::to_string(i));
+  ASSERT_TRUE(store_->AddMany(a1_, "project", filler).ok());
+  ASSERT_TRUE(store_->Add(a1_, "project", "delta marks the spot", {}).ok());
+  SearchOptions o;
+  o.top_k = 50;
+  // delta: 1 row, then alpha: 700 (701 in all); beta would make it 1,601.
+  auto hits = store_->Search(a1_, "gamma beta alpha delta", o);
+  ASSERT_TRUE(hits.ok()) << hits.error().message;
+  ASSERT_EQ(hits->size(), 50u);
+  EXPECT_EQ(hits->front().text, "delta marks the spot");
+  for (const auto& h : *hits) {
+    EXPECT_EQ(h.text.find("beta"), std::string::npos) << h.text;
+    EXPECT_EQ(h.text.find("gamma"), std::string::npos) << h.text;
+  }
+}
+
+// Only common words: all must match, and the newest such memories are
+// ranked (not BM25 over all of them, which would favour the short old ones).
+TEST_F(MemoryFixture, OnlyCommonWordsRankTheNewestMatches) {
+  std::vector<std::string> filler;
+  for (int i = 0; i < 1500; ++i)
+    filler.push_back(i < 1000 ? "the project note " + std::to_string(i)
+                              : "the project keeps one longer note " + std::to_string(i));
+  ASSERT_TRUE(store_->AddMany(a1_, "project", filler).ok());
+  auto hits = store_->Search(a1_, "the project note", {});
+  ASSERT_TRUE(hits.ok()) << hits.error().message;
+  ASSERT_EQ(hits->size(), 5u);
+  for (const auto& h : *hits) {
+    int n = std::stoi(h.text.substr(h.text.rfind(' ') + 1));
+    EXPECT_GE(n, 1500 - 60) << h.text;  // within the newest pool (60 for top 5)
+  }
+}
+
 TEST_F(MemoryFixture, AnotherProjectCanNeverReadOrChangeThisProjectsMemories) {
   auto secret = store_->Add(a1_, "project", "Project A deploy host is alpha-7.internal", {});
   auto sess = store_->Add(a1_, "session", "Session note: alpha-7 rollout half done", {});

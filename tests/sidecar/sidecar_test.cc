@@ -15,6 +15,7 @@
 #include "base/secrets.h"
 #include "base/sha256.h"
 #include "sidecar/chunker.h"
+#include "sidecar/content_hash.h"
 #include "sidecar/sidecar.h"
 #include "sidecar/store.h"
 #include "sqlite/fts_query.h"
@@ -68,6 +69,18 @@ TEST(Chunker, IsLosslessBoundedAndNeverSplitsUtf8) {
   }
   EXPECT_EQ(joined, text);
   EXPECT_GT(chunks.size(), 10u);
+}
+
+// The content key is OpenSSL's SHA-256; context_export checks an export
+// with base/sha256: the two must agree on every input.
+TEST(ContentHash, IsTheSha256OfBaseOnEveryInput) {
+  std::mt19937 rng(9);
+  for (size_t size : {0, 1, 55, 56, 63, 64, 65, 4096, 300000}) {
+    std::string text(size, '\0');
+    for (char& c : text) c = static_cast<char>(rng());
+    EXPECT_EQ(sidecar::ContentHash(text), Sha256Hex(text)) << size;
+  }
+  EXPECT_EQ(sidecar::ContentHash("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(FtsQuery, QuotesEveryTokenAndKeepsPrefixAndPhrase) {

@@ -279,6 +279,75 @@ TEST_F(SearchToolsTest, ALargeIndexScoredInTwoHalvesGivesOneRanking) {
   EXPECT_EQ(paths[3], "z/x/quokka_notes.txt");
 }
 
+// A search keeps only the matches that could still be on the page asked
+// for (search_tools.cc: the floor). On a random tree, large enough to be
+// scored in two halves, with git changes and used files, random queries
+// (typos included) give every page exactly as the slice of the full
+// ranking (maxResults 300, which keeps every match when fewer match),
+// with the same count.
+TEST_F(SearchToolsTest, ABoundedSearchGivesExactlyTheTopOfTheFullRanking) {
+  std::mt19937 rng(5);
+  const std::string letters = "abcdefghilmnoprstuvw_";
+  auto word = [&](size_t n) {
+    std::string w;
+    while (w.size() < n) w.push_back(letters[rng() % letters.size()]);
+    return w;
+  };
+  std::vector<std::string> paths;
+  for (int d = 0; d < 60; ++d) {
+    std::string dir = word(3 + rng() % 5) + "/" + word(2 + rng() % 6);
+    fs::create_directories(dir_.path() / dir);
+    for (int f = 0; f < 72; ++f) {
+      std::string rel = dir + "/" + word(3 + rng() % 9) + (rng() % 2 ? ".cc" : "_Test.md");
+      std::ofstream(dir_.path() / rel) << "x";
+      paths.push_back(rel);
+    }
+  }
+  Git("init -q");
+  Git("add -A");
+  Git("commit -q -m init");
+  for (int i = 0; i < 600; ++i) std::ofstream(dir_.path() / paths[rng() % paths.size()]) << "changed";
+  std::vector<std::string> used;
+  for (int i = 0; i < 8; ++i) {
+    used.push_back(paths[rng() % paths.size()]);
+    ToolResult read = RunTool(*MakeReadTool(), {{"path", used.back()}}, ctx_);
+    ASSERT_FALSE(read.is_error) << read.text;
+  }
+  int compared = 0, pages = 0;
+  for (int round = 0; round < 60; ++round) {
+    // Queries where every boost counts: a whole file name (+40 %), part
+    // of one (+16 %), a used file's, or any part of a path with a typo.
+    const std::string& p = round % 4 == 0 ? used[rng() % used.size()] : paths[rng() % paths.size()];
+    std::string name = p.substr(p.rfind('/') + 1);
+    std::string stem = name.substr(0, name.find('.'));
+    std::string q;
+    switch (round % 3) {
+      case 0: q = stem; break;
+      case 1: q = stem.substr(0, std::max<size_t>(4, stem.size() - 2)); break;
+      default:
+        q = p.substr(rng() % (p.size() - 6), 5 + rng() % 4);
+        if (rng() % 2) std::swap(q[1], q[2]);  // a typo
+    }
+    if (rng() % 4 == 0) q += " " + p.substr(0, 2);  // two words
+    Json all = Run("file_search", {{"mode", "search"}, {"query", q}, {"maxResults", 300}});
+    if (all["total_matched"].get<size_t>() > 300) continue;  // then 300 is a bound too
+    std::vector<std::string> full = Paths(all);
+    ++compared;
+    for (size_t limit : {1, 3, 20}) {
+      size_t offset = rng() % 3 == 0 ? rng() % 40 : 0;
+      Json page = Run("file_search", {{"mode", "search"}, {"query", q}, {"maxResults", limit},
+                                      {"offset", offset}});
+      EXPECT_EQ(page["total_matched"], all["total_matched"]) << q;
+      std::vector<std::string> want(full.begin() + std::min(offset, full.size()),
+                                    full.begin() + std::min(offset + limit, full.size()));
+      ASSERT_EQ(Paths(page), want) << "query \"" << q << "\" limit " << limit << " offset " << offset;
+      pages += full.size() > offset + limit;  // the page is a strict slice: something was left out
+    }
+  }
+  EXPECT_GT(compared, 40);
+  EXPECT_GT(pages, 80);  // the comparisons cover pages that leave matches out
+}
+
 TEST_F(SearchToolsTest, TheIndexFollowsCreatesDeletesAndNewFoldersThroughInotify) {
   dir_.Write("a/one.txt", "x");
   auto paths = Paths(Run("file_search", {{"mode", "search"}, {"query", "zebra"}}));
