@@ -9,6 +9,29 @@
 
 namespace sepp::front::jsonrpc {
 
+namespace {
+
+enum class Wrote { kAll, kWouldBlock, kFailed };
+
+// Writes line from `done` on until all of it is out, the non-blocking
+// descriptor would block, or the write fails (EPIPE or another error: the
+// peer is gone); says which.
+Wrote WriteWhatFits(int fd, const std::string& line, size_t& done) {
+  while (done < line.size()) {
+    ssize_t n = write(fd, line.data() + done, line.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Wrote::kWouldBlock;
+    return Wrote::kFailed;
+  }
+  return Wrote::kAll;
+}
+
+}  // namespace
+
 Outbox::Outbox(int fd, size_t max_bytes)
     : fd_(fd), max_bytes_(max_bytes), wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   // Non-blocking so that Close can give up on a peer that never reads.
@@ -35,18 +58,7 @@ bool Outbox::Send(const Json& msg, bool droppable) {
     writing_ = true;
     lock.unlock();
     size_t done = 0;
-    bool ok = true;
-    while (done < line.size()) {
-      ssize_t n = write(fd_, line.data() + done, line.size() - done);
-      if (n > 0) {
-        done += static_cast<size_t>(n);
-      } else if (n < 0 && errno == EINTR) {
-        continue;
-      } else {
-        ok = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
-        break;
-      }
-    }
+    bool ok = WriteWhatFits(fd_, line, done) != Wrote::kFailed;
     lock.lock();
     writing_ = false;
     if (!ok) {
@@ -122,28 +134,21 @@ void Outbox::Run() {
     }
     size_t done = 0;
     bool ok = true;
-    while (done < line.size()) {
-      ssize_t n = write(fd_, line.data() + done, line.size() - done);
-      if (n > 0) {
-        done += static_cast<size_t>(n);
-        continue;
+    for (Wrote w; (w = WriteWhatFits(fd_, line, done)) != Wrote::kAll;) {
+      if (w == Wrote::kFailed) {
+        ok = false;
+        break;
       }
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        pollfd fds[2] = {{fd_, POLLOUT, 0}, {wake_.get(), POLLIN, 0}};
-        if (poll(fds, 2, -1) < 0 && errno != EINTR) {
-          ok = false;
-          break;
-        }
-        if (fds[1].revents & POLLIN) return;  // Close gave up on the peer
-        if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL) && !(fds[0].revents & POLLOUT)) {
-          ok = false;
-          break;
-        }
-        continue;
+      pollfd fds[2] = {{fd_, POLLOUT, 0}, {wake_.get(), POLLIN, 0}};
+      if (poll(fds, 2, -1) < 0 && errno != EINTR) {
+        ok = false;
+        break;
       }
-      ok = false;  // EPIPE or another error: the peer is gone
-      break;
+      if (fds[1].revents & POLLIN) return;  // Close gave up on the peer
+      if (fds[0].revents & (POLLERR | POLLHUP | POLLNVAL) && !(fds[0].revents & POLLOUT)) {
+        ok = false;
+        break;
+      }
     }
     std::lock_guard lock(mu_);
     writing_ = false;
